@@ -1,0 +1,158 @@
+// The Node-API surface: converts arguments and results, nothing else. src/native.ts types it.
+#include <napi.h>
+#include <signal.h>
+
+#include "process.h"
+#include "reaper.h"
+#include "signals.h"
+#include "spawn.h"
+#include "state.h"
+
+namespace sexton {
+namespace {
+
+std::vector<std::string> string_array(const Napi::Value& value) {
+  std::vector<std::string> out;
+  Napi::Array array = value.As<Napi::Array>();
+  for (uint32_t i = 0; i < array.Length(); i++) out.push_back(array.Get(i).As<Napi::String>());
+  return out;
+}
+
+Napi::Value Spawn(const Napi::CallbackInfo& info) {
+  SpawnRequest request;
+  request.argv = string_array(info[0]);
+  request.candidates = string_array(info[1]);
+  SpawnResult result = spawn(request);
+  if (result.pid > 0 && result.exec_errno == 0) forward_pending_signals();
+  Napi::Object out = Napi::Object::New(info.Env());
+  out.Set("pid", result.pid);
+  out.Set("execErrno", result.exec_errno);
+  out.Set("forkErrno", result.fork_errno);
+  return out;
+}
+
+Napi::Value StartReaper(const Napi::CallbackInfo& info) {
+  // Stays referenced: the event loop must never drain while sexton supervises.
+  auto tsfn = Napi::ThreadSafeFunction::New(info.Env(), info[0].As<Napi::Function>(), "sexton-reaper", 0, 1);
+  start_reaper([tsfn](const ReapEvent& event) mutable {
+    auto* copy = new ReapEvent(event);
+    tsfn.NonBlockingCall(copy, [](Napi::Env env, Napi::Function callback, ReapEvent* e) {
+      Napi::Object out = Napi::Object::New(env);
+      out.Set("kind", e->kind == ReapEvent::kMainExited ? "main-exited" : "no-children");
+      out.Set("pid", e->pid);
+      out.Set("exitCode", e->exit_code);
+      out.Set("signal", e->signal);
+      delete e;
+      callback.Call({out});
+    });
+  });
+  return info.Env().Undefined();
+}
+
+Napi::Value InstallSignalHandlers(const Napi::CallbackInfo& info) {
+  auto tsfn = Napi::ThreadSafeFunction::New(info.Env(), info[0].As<Napi::Function>(), "sexton-signals", 0, 1);
+  tsfn.Unref(info.Env());
+  install_signal_handlers([tsfn](const SignalNotice& notice) mutable {
+    auto* copy = new SignalNotice(notice);
+    tsfn.NonBlockingCall(copy, [](Napi::Env env, Napi::Function callback, SignalNotice* n) {
+      Napi::Object out = Napi::Object::New(env);
+      out.Set("signal", n->signal);
+      out.Set("action", n->action);
+      out.Set("sender", n->sender);
+      out.Set("errno", n->result);
+      delete n;
+      callback.Call({out});
+    });
+  });
+  return info.Env().Undefined();
+}
+
+Napi::Value SetSignalAction(const Napi::CallbackInfo& info) {
+  set_signal_action(info[0].As<Napi::Number>(), info[1].As<Napi::Number>());
+  return info.Env().Undefined();
+}
+
+Napi::Value SetForwardToGroup(const Napi::CallbackInfo& info) {
+  set_forward_to_group(info[0].As<Napi::Boolean>());
+  return info.Env().Undefined();
+}
+
+Napi::Value SignalMainChild(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), signal_main_child(info[0].As<Napi::Number>()));
+}
+
+Napi::Value SignalEveryProcess(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), signal_every_process(info[0].As<Napi::Number>()));
+}
+
+Napi::Value SignalProcess(const Napi::CallbackInfo& info) {
+  int pid = info[0].As<Napi::Number>();
+  int signal = info[1].As<Napi::Number>();
+  auto start_time = static_cast<unsigned long long>(info[2].As<Napi::Number>().DoubleValue());
+  return Napi::Number::New(info.Env(), signal_process(pid, signal, start_time));
+}
+
+Napi::Array counter_array(Napi::Env env, const std::atomic<uint64_t>* values) {
+  Napi::Array out = Napi::Array::New(env, kMaxSignal);
+  for (int i = 0; i < kMaxSignal; i++) out.Set(i, static_cast<double>(values[i].load()));
+  return out;
+}
+
+Napi::Value Stats(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Counters& c = counters();
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("reaped", static_cast<double>(c.reaped.load()));
+  out.Set("orphansReaped", static_cast<double>(c.orphans_reaped.load()));
+  out.Set("received", counter_array(env, c.received));
+  out.Set("forwarded", counter_array(env, c.forwarded));
+  out.Set("dropped", counter_array(env, c.dropped));
+  return out;
+}
+
+Napi::Value BecomeSubreaper(const Napi::CallbackInfo& info) {
+  return Napi::Boolean::New(info.Env(), become_subreaper());
+}
+
+Napi::Value IsSubreaper(const Napi::CallbackInfo& info) {
+  return Napi::Boolean::New(info.Env(), is_subreaper());
+}
+
+Napi::Value SetParentDeathSignal(const Napi::CallbackInfo& info) {
+  return Napi::Boolean::New(info.Env(), set_parent_death_signal(info[0].As<Napi::Number>()));
+}
+
+Napi::Value SignalRange(const Napi::CallbackInfo& info) {
+  Napi::Object out = Napi::Object::New(info.Env());
+  out.Set("rtmin", SIGRTMIN);
+  out.Set("rtmax", SIGRTMAX);
+  return out;
+}
+
+Napi::Value Exit(const Napi::CallbackInfo& info) { exit_now(info[0].As<Napi::Number>()); }
+
+}  // namespace
+
+Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  exports.Set("spawn", Napi::Function::New(env, Spawn));
+  exports.Set("startReaper", Napi::Function::New(env, StartReaper));
+  exports.Set("installSignalHandlers", Napi::Function::New(env, InstallSignalHandlers));
+  exports.Set("setSignalAction", Napi::Function::New(env, SetSignalAction));
+  exports.Set("setForwardToGroup", Napi::Function::New(env, SetForwardToGroup));
+  exports.Set("signalMainChild", Napi::Function::New(env, SignalMainChild));
+  exports.Set("signalEveryProcess", Napi::Function::New(env, SignalEveryProcess));
+  exports.Set("signalProcess", Napi::Function::New(env, SignalProcess));
+  exports.Set("stats", Napi::Function::New(env, Stats));
+  exports.Set("becomeSubreaper", Napi::Function::New(env, BecomeSubreaper));
+  exports.Set("isSubreaper", Napi::Function::New(env, IsSubreaper));
+  exports.Set("setParentDeathSignal", Napi::Function::New(env, SetParentDeathSignal));
+  exports.Set("signalRange", Napi::Function::New(env, SignalRange));
+  exports.Set("exit", Napi::Function::New(env, Exit));
+  return exports;
+}
+
+}  // namespace sexton
+
+static Napi::Object InitAddon(Napi::Env env, Napi::Object exports) { return sexton::Init(env, exports); }
+
+NODE_API_MODULE(sexton, InitAddon)

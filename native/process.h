@@ -1,0 +1,22 @@
+#pragma once
+
+namespace sexton {
+
+// PR_SET_CHILD_SUBREAPER: orphans of our descendants come to us instead of the host's init.
+bool become_subreaper();
+bool is_subreaper();
+
+// PR_SET_PDEATHSIG: the signal sexton gets when its own parent dies.
+bool set_parent_death_signal(int signal);
+
+// Every process of sexton's PID namespace but sexton. Refuses unless sexton is PID 1:
+// anywhere else kill(-1) would hit the whole machine.
+int signal_every_process(int signal);
+
+// Signals one process found by a /proc scan, only if pid still names the process that was
+// scanned (same start time): pids are reused within a fraction of a second here.
+int signal_process(int pid, int signal, unsigned long long start_time);
+
+[[noreturn]] void exit_now(int code);
+
+}  // namespace sexton

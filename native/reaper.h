@@ -1,0 +1,25 @@
+#pragma once
+#include <sys/types.h>
+
+#include <functional>
+
+namespace sexton {
+
+struct ReapEvent {
+  enum Kind { kMainExited, kNoChildren } kind;
+  pid_t pid = 0;
+  int exit_code = -1;  // set when the main child exited normally
+  int signal = 0;      // set when the main child was killed by a signal
+};
+
+// Called on the reaper thread; must hand the event to JS without blocking.
+using ReapListener = std::function<void(const ReapEvent&)>;
+
+// Starts the reaper thread (once). It blocks in waitid until some child exits, reaps every
+// exited child, and reports the main child's exit and "no children left" to the listener.
+void start_reaper(ReapListener listener);
+
+// Called by spawn with the main child's mutex held.
+void register_main_child(pid_t pid);
+
+}  // namespace sexton

@@ -1,0 +1,153 @@
+// Process-wide sigaction handlers. They run on whatever thread the kernel picks, so they use
+// only async-signal-safe calls and atomics: forward with pidfd_send_signal/kill, then write a
+// notice to a pipe that a relay thread turns into a JS callback.
+#include "signals.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <thread>
+
+#include "state.h"
+
+namespace sexton {
+namespace {
+
+std::atomic<int> actions[kMaxSignal];
+std::atomic<bool> to_group{false};
+std::atomic<uint64_t> pending{0};  // bit n-1: signal n arrived before there was a child
+struct sigaction previous[kMaxSignal];  // what was installed before us (V8's SIGSEGV handler)
+int notice_pipe[2] = {-1, -1};
+pid_t own_pid = 0;
+SignalListener* listener = nullptr;  // heap, never destroyed
+
+bool is_fault_signal(int sig) {
+  return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGABRT ||
+         sig == SIGTRAP || sig == SIGSYS;
+}
+
+// si_code > 0 means the kernel raised it for something this process did (a real fault);
+// si_pid == own_pid means sexton sent it to itself (abort, or SIGPIPE from its own write).
+bool sent_by_someone_else(const siginfo_t* info) {
+  return info->si_code <= 0 && info->si_pid != own_pid;
+}
+
+// A real crash must stay a crash: give the signal back to whoever handled it before us (V8's
+// wasm trap handler for SIGSEGV, otherwise the default) and let it happen again.
+void crash_like_before(int sig, const siginfo_t* info) {
+  sigaction(sig, &previous[sig], nullptr);
+  if (info->si_code <= 0) raise(sig);  // a fault re-executes by itself when we return
+}
+
+int deliver(int sig) {
+  MainChild& child = main_child();
+  pid_t pid = child.target_pid.load();
+  if (pid <= 0) return ESRCH;
+  int rc;
+  if (to_group.load()) {
+    rc = kill(-pid, sig);
+  } else {
+    int pidfd = child.pidfd.load();
+    rc = pidfd >= 0 ? static_cast<int>(syscall(SYS_pidfd_send_signal, pidfd, sig, nullptr, 0))
+                    : kill(pid, sig);
+  }
+  return rc == 0 ? 0 : errno;
+}
+
+int forward(int sig) {
+  int result = deliver(sig);
+  if (result == 0) counters().forwarded[sig].fetch_add(1);
+  return result;
+}
+
+void tell_js(int sig, int action, const siginfo_t* info, int result) {
+  SignalNotice notice{sig, action, info ? info->si_pid : 0, result};
+  // Non-blocking: if JS is so far behind that the pipe is full, it loses a log line, not a signal.
+  ssize_t ignored = write(notice_pipe[1], &notice, sizeof notice);
+  (void)ignored;
+}
+
+void wait_and_forward_signal(int sig, siginfo_t* info, void*) {
+  int saved_errno = errno;
+  if (is_fault_signal(sig) && !sent_by_someone_else(info)) {
+    crash_like_before(sig, info);
+    errno = saved_errno;
+    return;
+  }
+  Counters& stats = counters();
+  stats.received[sig].fetch_add(1);
+  if (info->si_pid == own_pid && info->si_code <= 0) {  // our own SIGPIPE and friends
+    errno = saved_errno;
+    return;
+  }
+  int action = actions[sig].load();
+  int result = 0;
+  if (action == kDrop) {
+    stats.dropped[sig].fetch_add(1);
+  } else if (action > 0) {
+    if (main_child().target_pid.load() <= 0) {
+      pending.fetch_or(uint64_t{1} << (sig - 1));
+    } else {
+      result = forward(action);
+    }
+  }
+  tell_js(sig, action, info, result);
+  errno = saved_errno;
+}
+
+void relay_notices() {
+  for (;;) {
+    SignalNotice notice;
+    ssize_t n = read(notice_pipe[0], &notice, sizeof notice);
+    if (n == sizeof notice) (*listener)(notice);
+    else if (n < 0 && errno != EINTR && errno != EAGAIN) return;
+  }
+}
+
+bool is_catchable(int sig) {
+  // 32 and 33 belong to glibc's threads (sigaction refuses them).
+  return sig != SIGKILL && sig != SIGSTOP && sig != SIGCHLD && (sig < 32 || sig >= SIGRTMIN);
+}
+
+}  // namespace
+
+void install_signal_handlers(SignalListener on_notice) {
+  if (listener != nullptr) return;
+  listener = new SignalListener(std::move(on_notice));
+  own_pid = getpid();
+  if (pipe2(notice_pipe, O_CLOEXEC) == 0) {
+    fcntl(notice_pipe[1], F_SETFL, O_NONBLOCK);
+    std::thread(relay_notices).detach();
+  }
+  struct sigaction action = {};
+  action.sa_sigaction = wait_and_forward_signal;
+  action.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigfillset(&action.sa_mask);  // one handler at a time: counters and notices stay ordered
+  for (int sig = 1; sig < kMaxSignal && sig <= SIGRTMAX; sig++) {
+    if (!is_catchable(sig)) continue;
+    actions[sig].store(sig);  // forward as itself until policy says otherwise
+    sigaction(sig, &action, &previous[sig]);
+  }
+}
+
+void set_signal_action(int signal, int action) {
+  if (signal > 0 && signal < kMaxSignal) actions[signal].store(action);
+}
+
+void set_forward_to_group(bool group) { to_group.store(group); }
+
+void forward_pending_signals() {
+  uint64_t bits = pending.exchange(0);
+  for (int sig = 1; sig < kMaxSignal; sig++) {
+    if (!(bits & (uint64_t{1} << (sig - 1)))) continue;
+    int action = actions[sig].load();
+    if (action > 0) forward(action);
+  }
+}
+
+int signal_main_child(int signal) { return forward(signal); }
+
+}  // namespace sexton

@@ -1,0 +1,53 @@
+// sexton's entry point: guard PID 1, parse the command line, hand over to the supervisor.
+import { writeSync } from 'node:fs';
+import { Logger } from './log';
+import { parseArgs, USAGE, USAGE_EXIT, UsageError } from './options';
+import { Supervisor } from './supervisor';
+
+declare const SEXTON_VERSION: string;
+
+/**
+ * libuv reaps only the pids it spawned, and sexton's reaper would steal their exit statuses:
+ * 'exit' events never fire and spawnSync hangs. Make any use fail loudly instead.
+ */
+function disableChildProcess(): void {
+  const childProcess = require('node:child_process') as Record<string, unknown>;
+  for (const name of ['spawn', 'spawnSync', 'exec', 'execSync', 'execFile', 'execFileSync', 'fork']) {
+    childProcess[name] = () => {
+      throw new Error(`child_process.${name} is disabled inside the sexton init: its reaper owns every child`);
+    };
+  }
+}
+
+/** As PID 1, an uncaught exception would take the whole container down: log it and go on. */
+function keepInitAlive(log: Logger): void {
+  process.on('uncaughtException', (error) => log.error(`internal error (sexton keeps running): ${error.stack ?? error}`));
+  process.on('unhandledRejection', (reason) => log.error(`internal error (sexton keeps running): ${reason}`));
+}
+
+function write(fd: number, text: string): void {
+  try {
+    writeSync(fd, text);
+  } catch {
+    // nowhere left to say it
+  }
+}
+
+export function main(argv: string[]): void {
+  disableChildProcess();
+  let request;
+  try {
+    request = parseArgs(argv, process.env);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    write(2, `sexton: ${error.message}\nTry 'sexton --help' for usage.\n`);
+    process.exit(USAGE_EXIT);
+  }
+  if (request.kind === 'help') return write(1, `${USAGE}\n`);
+  if (request.kind === 'version') return write(1, `sexton ${SEXTON_VERSION}\n`);
+  const log = new Logger(request.options.verbosity);
+  keepInitAlive(log);
+  new Supervisor(request.options, log).start();
+}
+
+main(process.argv.slice(2));

@@ -1,0 +1,81 @@
+// The one typed boundary to the native addon (native/*.cc). Nothing else loads it.
+import * as path from 'node:path';
+
+export interface SpawnResult {
+  pid: number;
+  /** errno of the child's failed execve (the child then exits 127), 0 when it ran. */
+  execErrno: number;
+  /** errno of fork itself, 0 when it worked. */
+  forkErrno: number;
+}
+
+export type ReapEvent =
+  | { kind: 'main-exited'; pid: number; exitCode: number; signal: number }
+  | { kind: 'no-children'; pid: 0; exitCode: -1; signal: 0 };
+
+export interface SignalNotice {
+  /** The signal sexton received. */
+  signal: number;
+  /** DROP, NOTIFY_ONLY, or the signal number that was forwarded. */
+  action: number;
+  /** si_pid of the sender; 0 when it came from outside sexton's PID namespace. */
+  sender: number;
+  /** 0 when the forward was delivered, else the errno of kill. */
+  errno: number;
+}
+
+export interface NativeCounters {
+  reaped: number;
+  orphansReaped: number;
+  /** Indexed by signal number. */
+  received: number[];
+  forwarded: number[];
+  dropped: number[];
+}
+
+/** Signal actions understood by setSignalAction; positive numbers forward as that signal. */
+export const DROP = 0;
+export const NOTIFY_ONLY = -1;
+
+export interface Native {
+  /** Forks and execs `argv`, trying each candidate path in turn; registers it with the reaper. */
+  spawn(argv: string[], candidates: string[]): SpawnResult;
+  startReaper(onEvent: (event: ReapEvent) => void): void;
+  installSignalHandlers(onNotice: (notice: SignalNotice) => void): void;
+  setSignalAction(signal: number, action: number): void;
+  setForwardToGroup(group: boolean): void;
+  /** Returns 0 or the errno of the delivery. */
+  signalMainChild(signal: number): number;
+  /** kill(-1, signal); refused with EPERM unless sexton is PID 1. */
+  signalEveryProcess(signal: number): number;
+  /** Signals pid only if it still is the process that started at startTime (/proc stat field 22). */
+  signalProcess(pid: number, signal: number, startTime: number): number;
+  stats(): NativeCounters;
+  becomeSubreaper(): boolean;
+  isSubreaper(): boolean;
+  setParentDeathSignal(signal: number): boolean;
+  signalRange(): { rtmin: number; rtmax: number };
+  exit(code: number): never;
+}
+
+function addonCandidates(): string[] {
+  // dist/sexton.js and src/native.ts both sit one level below the package root.
+  const root = path.resolve(__dirname, '..');
+  return [path.join(root, 'build', 'Release', 'sexton.node')];
+}
+
+let loaded: Native | undefined;
+
+export function loadNative(): Native {
+  if (loaded) return loaded;
+  const errors: string[] = [];
+  for (const candidate of addonCandidates()) {
+    try {
+      loaded = require(candidate) as Native;
+      return loaded;
+    } catch (error) {
+      errors.push(`${candidate}: ${(error as Error).message.split('\n')[0]}`);
+    }
+  }
+  throw new Error(`cannot load sexton's native addon (run "npm run build")\n  ${errors.join('\n  ')}`);
+}

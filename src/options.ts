@@ -1,0 +1,188 @@
+// CLI flags and SEXTON_* environment variables → Options. Flags win over the environment.
+import { parseSignal, UNCATCHABLE } from './signals';
+
+export interface Options {
+  command: string[];
+  /** 0 quiet (errors only), 1 default, 2 -v, 3 -vv. */
+  verbosity: number;
+  subreaper: boolean;
+  /** Deliver forwarded signals to the child's process group instead of the child. */
+  pgroup: boolean;
+  /** signal → signal it is forwarded as; 0 drops it. */
+  rewrites: Map<number, number>;
+  pdeathSignal?: number;
+  /** Child exit codes reported as 0 (a JVM's 143). */
+  remapExit: Set<number>;
+  /** The signal that starts the stop sequence. */
+  stopSignal: number;
+  /** Seconds between the stop signal and forwarding it. */
+  drainDelay: number;
+  /** Seconds the process tree gets to exit once the stop signal is forwarded. */
+  grace: number;
+}
+
+/** Exit status for bad input; documented in the README. */
+export const USAGE_EXIT = 2;
+
+export class UsageError extends Error {}
+
+export type Request =
+  | { kind: 'run'; options: Options }
+  | { kind: 'help' }
+  | { kind: 'version' };
+
+export const USAGE = `Usage: sexton [options] [--] command [args...]
+
+Runs command as its child: reaps every zombie, forwards signals, exits with the child's status.
+
+Options (each has an environment variable; a flag wins over it):
+  -v, --verbose             more log lines on stderr; repeat for more      SEXTON_VERBOSE=1|2
+  -q, --quiet               errors only                                    SEXTON_QUIET=1
+      --no-subreaper        do not register as child subreaper (not PID 1) SEXTON_SUBREAPER=0
+  -g, --pgroup              forward signals to the child's process group   SEXTON_PGROUP=1
+  -r, --rewrite FROM:TO     forward FROM as TO; TO=0 or none drops it      SEXTON_REWRITE=FROM:TO,...
+  -p, --pdeath SIGNAL       signal sexton gets when its parent dies        SEXTON_PDEATH=SIGNAL
+  -e, --remap-exit CODE     report child exit CODE as 0 (repeatable)       SEXTON_REMAP_EXIT=CODE,...
+  -s, --stop-signal SIGNAL  signal that starts shutdown (default TERM)     SEXTON_STOP_SIGNAL=SIGNAL
+  -d, --drain-delay SECONDS wait before forwarding the stop signal (0)     SEXTON_DRAIN_DELAY=SECONDS
+  -t, --grace SECONDS       time the whole tree gets to exit (10)          SEXTON_GRACE=SECONDS
+  -h, --help                this text
+  -V, --version             sexton's version
+
+Signals are names (TERM, SIGTERM, RTMIN+3) or numbers.`;
+
+type Flag =
+  | 'verbose' | 'quiet' | 'no-subreaper' | 'subreaper' | 'pgroup' | 'rewrite' | 'pdeath' | 'remap-exit'
+  | 'stop-signal' | 'drain-delay' | 'grace' | 'help' | 'version';
+
+const SHORT: Record<string, Flag> = {
+  v: 'verbose', q: 'quiet', g: 'pgroup', r: 'rewrite', p: 'pdeath', e: 'remap-exit',
+  s: 'stop-signal', d: 'drain-delay', t: 'grace', h: 'help', V: 'version',
+};
+const TAKES_VALUE = new Set<Flag>(['rewrite', 'pdeath', 'remap-exit', 'stop-signal', 'drain-delay', 'grace']);
+const LONG = new Set<Flag>([...Object.values(SHORT), 'no-subreaper', 'subreaper']);
+
+interface Given { flag: Flag; value?: string }
+
+/** Splits argv into flags and the command; parsing stops at `--` or the first non-option word. */
+function scan(argv: string[]): { given: Given[]; command: string[] } {
+  const given: Given[] = [];
+  let i = 0;
+  const valueFor = (inline: string | undefined, shown: string): string => {
+    if (inline !== undefined) return inline;
+    if (i + 1 >= argv.length) throw new UsageError(`option ${shown} needs a value`);
+    return argv[++i];
+  };
+  for (; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--') return { given, command: argv.slice(i + 1) };
+    if (!arg.startsWith('-') || arg === '-') break;
+    if (arg.startsWith('--')) {
+      const eq = arg.indexOf('=');
+      const name = (eq < 0 ? arg.slice(2) : arg.slice(2, eq)) as Flag;
+      if (!LONG.has(name)) throw new UsageError(`unknown option ${eq < 0 ? arg : arg.slice(0, eq)}`);
+      const inline = eq < 0 ? undefined : arg.slice(eq + 1);
+      if (TAKES_VALUE.has(name)) given.push({ flag: name, value: valueFor(inline, `--${name}`) });
+      else if (inline !== undefined) throw new UsageError(`option --${name} takes no value`);
+      else given.push({ flag: name });
+      continue;
+    }
+    // Short flags cluster (-vv, -gv) and take a value attached or as the next word (-rTERM:INT).
+    for (let j = 1; j < arg.length; j++) {
+      const flag = SHORT[arg[j]];
+      if (!flag) throw new UsageError(`unknown option -${arg[j]}`);
+      if (TAKES_VALUE.has(flag)) {
+        const rest = arg.slice(j + 1);
+        given.push({ flag, value: valueFor(rest === '' ? undefined : rest, `-${arg[j]}`) });
+        break;
+      }
+      given.push({ flag });
+    }
+  }
+  return { given, command: argv.slice(i) };
+}
+
+function signalOption(text: string, what: string): number {
+  const n = parseSignal(text);
+  if (n === undefined) throw new UsageError(`${what}: unknown signal '${text}'`);
+  return n;
+}
+
+function parseRewrite(text: string): [number, number] {
+  const m = /^([^:]+):([^:]+)$/.exec(text.trim());
+  if (!m) throw new UsageError(`rewrite '${text}': expected FROM:TO, e.g. TERM:INT or USR1:none`);
+  const from = signalOption(m[1], `rewrite '${text}'`);
+  if (UNCATCHABLE.has(from)) throw new UsageError(`rewrite '${text}': ${m[1]} cannot be caught, so it cannot be rewritten`);
+  const to = /^(0|none)$/i.test(m[2].trim()) ? 0 : signalOption(m[2], `rewrite '${text}'`);
+  return [from, to];
+}
+
+function parseExitCode(text: string): number {
+  const t = text.trim();
+  if (!/^\d+$/.test(t) || Number(t) > 255) throw new UsageError(`remap-exit '${text}': expected an exit code from 0 to 255`);
+  return Number(t);
+}
+
+function parseSeconds(what: string, text: string): number {
+  const t = text.trim();
+  if (!/^\d+(\.\d+)?$/.test(t) || Number(t) > 86400) throw new UsageError(`${what} '${text}': expected seconds, e.g. 10 or 0.5`);
+  return Number(t);
+}
+
+function parseBoolean(name: string, text: string): boolean {
+  if (/^(1|true|yes|on)$/i.test(text.trim())) return true;
+  if (/^(0|false|no|off|)$/i.test(text.trim())) return false;
+  throw new UsageError(`${name}='${text}': expected 1 or 0`);
+}
+
+function list(text: string | undefined): string[] {
+  return (text ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+}
+
+export function parseArgs(argv: string[], env: NodeJS.ProcessEnv): Request {
+  const { given, command } = scan(argv);
+  const has = (flag: Flag) => given.some((g) => g.flag === flag);
+  const values = (flag: Flag) => given.filter((g) => g.flag === flag).map((g) => g.value as string);
+  if (has('help')) return { kind: 'help' };
+  if (has('version')) return { kind: 'version' };
+
+  let verbosity = 1;
+  if (env.SEXTON_QUIET !== undefined && parseBoolean('SEXTON_QUIET', env.SEXTON_QUIET)) verbosity = 0;
+  if (env.SEXTON_VERBOSE !== undefined) {
+    if (!/^\d+$/.test(env.SEXTON_VERBOSE.trim())) throw new UsageError(`SEXTON_VERBOSE='${env.SEXTON_VERBOSE}': expected a number`);
+    verbosity = Math.min(3, 1 + Number(env.SEXTON_VERBOSE));
+  }
+  const verboseFlags = given.filter((g) => g.flag === 'verbose').length;
+  if (verboseFlags > 0) verbosity = Math.min(3, 1 + verboseFlags);
+  if (has('quiet')) verbosity = 0;
+
+  let subreaper = env.SEXTON_SUBREAPER === undefined ? true : parseBoolean('SEXTON_SUBREAPER', env.SEXTON_SUBREAPER);
+  if (has('subreaper')) subreaper = true;
+  if (has('no-subreaper')) subreaper = false;
+
+  const pgroup = has('pgroup') || (env.SEXTON_PGROUP !== undefined && parseBoolean('SEXTON_PGROUP', env.SEXTON_PGROUP));
+
+  const rewriteTexts = has('rewrite') ? values('rewrite') : list(env.SEXTON_REWRITE);
+  const rewrites = new Map(rewriteTexts.map(parseRewrite));
+
+  const last = (flag: Flag, envValue: string | undefined) => (has(flag) ? values(flag).at(-1) : envValue) || undefined;
+  const pdeathText = last('pdeath', env.SEXTON_PDEATH);
+  const pdeathSignal = pdeathText === undefined ? undefined : signalOption(pdeathText, 'pdeath');
+  if (pdeathSignal === parseSignal('STOP')) throw new UsageError(`pdeath '${pdeathText}': sexton would stop, not end`);
+
+  const remapTexts = has('remap-exit') ? values('remap-exit') : list(env.SEXTON_REMAP_EXIT);
+  const remapExit = new Set(remapTexts.map(parseExitCode));
+
+  const stopText = last('stop-signal', env.SEXTON_STOP_SIGNAL);
+  const stopSignal = stopText === undefined ? parseSignal('TERM') as number : signalOption(stopText, 'stop-signal');
+  if (UNCATCHABLE.has(stopSignal)) throw new UsageError(`stop-signal '${stopText}': sexton cannot catch it`);
+  const drainText = last('drain-delay', env.SEXTON_DRAIN_DELAY);
+  const drainDelay = drainText === undefined ? 0 : parseSeconds('drain-delay', drainText);
+  const graceText = last('grace', env.SEXTON_GRACE);
+  const grace = graceText === undefined ? 10 : parseSeconds('grace', graceText);
+
+  if (command.length === 0) throw new UsageError('no command given: what should sexton run?');
+  return { kind: 'run', options: {
+    command, verbosity, subreaper, pgroup, rewrites, pdeathSignal, remapExit, stopSignal, drainDelay, grace,
+  } };
+}

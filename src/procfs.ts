@@ -1,0 +1,78 @@
+// Processes as /proc shows them: who is left, in what state, under which parent.
+import { readdirSync, readFileSync } from 'node:fs';
+
+export interface ProcessInfo {
+  pid: number;
+  ppid: number;
+  /** R running, S sleeping, D uninterruptible, T stopped, Z zombie, ... */
+  state: string;
+  /** The kernel's 15-character name (comm). */
+  name: string;
+  /** Full command line; the bracketed name when it has none (zombies, kernel threads). */
+  command: string;
+  /** Clock ticks since boot (stat field 22): with pid, identifies a process across pid reuse. */
+  startTime: number;
+}
+
+const STATE_WORDS: Record<string, string> = {
+  R: 'running', S: 'sleeping', D: 'uninterruptible', T: 'stopped', t: 'traced', Z: 'zombie', X: 'dead', I: 'idle',
+};
+
+export function describeState(state: string): string {
+  return `${state} ${STATE_WORDS[state] ?? 'unknown'}`;
+}
+
+export function readProcess(pid: number, procRoot = '/proc'): ProcessInfo | undefined {
+  try {
+    const stat = readFileSync(`${procRoot}/${pid}/stat`, 'latin1');
+    const open = stat.indexOf('(');
+    const close = stat.lastIndexOf(')');
+    const fields = stat.slice(close + 2).split(' ');
+    const name = stat.slice(open + 1, close);
+    let command = '';
+    try {
+      command = readFileSync(`${procRoot}/${pid}/cmdline`, 'utf8').replace(/\0+$/, '').replace(/\0/g, ' ');
+    } catch {
+      // it exited between the two reads
+    }
+    return {
+      pid,
+      ppid: Number(fields[1]),
+      state: fields[0],
+      name,
+      command: command || `[${name}]`,
+      startTime: Number(fields[19]),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+export function listProcesses(procRoot = '/proc'): ProcessInfo[] {
+  const out: ProcessInfo[] = [];
+  for (const entry of readdirSync(procRoot)) {
+    if (!/^\d+$/.test(entry)) continue;
+    const info = readProcess(Number(entry), procRoot);
+    if (info) out.push(info);
+  }
+  return out;
+}
+
+/** Every process below `root` in the parent tree (not root itself). */
+export function descendantsOf(root: number, processes = listProcesses()): ProcessInfo[] {
+  const children = new Map<number, ProcessInfo[]>();
+  for (const p of processes) {
+    const siblings = children.get(p.ppid) ?? [];
+    siblings.push(p);
+    children.set(p.ppid, siblings);
+  }
+  const out: ProcessInfo[] = [];
+  const queue = [root];
+  while (queue.length > 0) {
+    for (const child of children.get(queue.shift() as number) ?? []) {
+      out.push(child);
+      queue.push(child.pid);
+    }
+  }
+  return out;
+}

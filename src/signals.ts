@@ -1,0 +1,56 @@
+// Signal names and numbers: "TERM", "SIGTERM", "15", "RTMIN+3", "SIGRTMAX-1".
+import { constants } from 'node:os';
+import { loadNative } from './native';
+
+const standard = constants.signals as Record<string, number>;
+
+/** Signals a process cannot catch, or that sexton must not forward. */
+export const UNCATCHABLE = new Set([standard.SIGKILL, standard.SIGSTOP]);
+
+let realtime: { rtmin: number; rtmax: number } | undefined;
+
+/** SIGRTMIN differs between glibc (34) and musl (35): ask the C library sexton runs on. */
+function realtimeRange(): { rtmin: number; rtmax: number } {
+  realtime ??= loadNative().signalRange();
+  return realtime;
+}
+
+/** The number of a signal given by name or number, or undefined when there is no such signal. */
+export function parseSignal(text: string): number | undefined {
+  const trimmed = text.trim().toUpperCase();
+  const { rtmin, rtmax } = realtimeRange();
+  if (/^\d+$/.test(trimmed)) {
+    const n = Number(trimmed);
+    return n >= 1 && n <= rtmax && (n < 32 || n >= rtmin) ? n : undefined;
+  }
+  const name = trimmed.startsWith('SIG') ? trimmed.slice(3) : trimmed;
+  const rt = /^RT(MIN|MAX)(?:([+-])(\d+))?$/.exec(name);
+  if (rt) {
+    const base = rt[1] === 'MIN' ? rtmin : rtmax;
+    const offset = rt[3] === undefined ? 0 : Number(rt[3]) * (rt[2] === '-' ? -1 : 1);
+    const n = base + offset;
+    return n >= rtmin && n <= rtmax ? n : undefined;
+  }
+  return standard[`SIG${name}`];
+}
+
+const preferredNames = new Map<number, string>();
+for (const [name, n] of Object.entries(standard)) {
+  // SIGIOT and SIGPOLL are aliases of ABRT and IO; keep the names people use.
+  if (name === 'SIGIOT' || name === 'SIGPOLL' || name === 'SIGUNUSED') continue;
+  if (!preferredNames.has(n)) preferredNames.set(n, name.slice(3));
+}
+
+/** "TERM", "RTMIN+3", "RTMAX"; the number as text when it has no name. */
+export function signalName(n: number): string {
+  const known = preferredNames.get(n);
+  if (known) return known;
+  const { rtmin, rtmax } = realtimeRange();
+  if (n >= rtmin && n <= rtmax) {
+    const half = rtmin + Math.floor((rtmax - rtmin) / 2);
+    if (n === rtmin) return 'RTMIN';
+    if (n === rtmax) return 'RTMAX';
+    return n <= half ? `RTMIN+${n - rtmin}` : `RTMAX-${rtmax - n}`;
+  }
+  return String(n);
+}

@@ -1,0 +1,200 @@
+// The supervisor's lifecycle: start the main child, watch it, and shut the tree down.
+//
+//   running ──stop signal──▶ draining (drain delay) ──▶ stopping (grace period)
+//      │                                                    │
+//      └──main child exits──▶ leftovers get TERM ◀──────────┘ main child exits
+//                             grace period over ──▶ killing: SIGKILL survivors
+//   no children left and the main child gone ──▶ exit with its status
+import { constants } from 'node:os';
+import { commandCandidates, errnoName, execFailure } from './command';
+import { DEFAULT, Logger } from './log';
+import { loadNative, Native, NOTIFY_ONLY, ReapEvent, SignalNotice } from './native';
+import type { Options } from './options';
+import { describeState, descendantsOf, listProcesses, ProcessInfo } from './procfs';
+import { signalName } from './signals';
+import { ReapStats, summarize, toReapStats } from './stats';
+
+const { SIGTERM, SIGKILL } = constants.signals;
+const { ESRCH } = constants.errno;
+/** How often the kill round repeats until the tree is empty (a child may fork meanwhile). */
+const KILL_REPEAT_MS = 100;
+/** Exit anyway this long after SIGKILL, if something in state D refuses to go. */
+const KILL_BACKSTOP_MS = 2000;
+
+export type Phase = 'starting' | 'running' | 'draining' | 'stopping' | 'leftovers' | 'killing';
+
+export class Supervisor {
+  private phase: Phase = 'starting';
+  private mainPid = 0;
+  private mainExit?: { exitCode: number; signal: number };
+  private drainTimer?: NodeJS.Timeout;
+  private graceTimer?: NodeJS.Timeout;
+  private shutdownStarted = false;
+  private survivorsKilled = 0;
+  private readonly isInit = process.pid === 1;
+
+  constructor(
+    private readonly options: Options,
+    private readonly log: Logger,
+    private readonly native: Native = loadNative(),
+  ) {}
+
+  /** Counts so far: reaped processes, orphans, signals by name. */
+  stats(): ReapStats {
+    return toReapStats(this.native.stats());
+  }
+
+  start(): void {
+    const { native, options } = this;
+    native.installSignalHandlers((notice) => this.onSignal(notice));
+    for (const [from, to] of options.rewrites) native.setSignalAction(from, to);
+    // With a drain delay the stop signal waits for policy; without one it goes out at once.
+    if (options.drainDelay > 0) native.setSignalAction(options.stopSignal, NOTIFY_ONLY);
+    native.setForwardToGroup(options.pgroup);
+    if (options.pdeathSignal !== undefined) native.setParentDeathSignal(options.pdeathSignal);
+    this.becomeReaper();
+    native.startReaper((event) => this.onReap(event));
+
+    const [command] = options.command;
+    const result = native.spawn(options.command, commandCandidates(command));
+    if (result.forkErrno !== 0) this.fail(`cannot start '${command}': fork failed (${errnoName(result.forkErrno)})`, 126);
+    if (result.execErrno !== 0) {
+      const failure = execFailure(command, result.execErrno);
+      this.fail(failure.message, failure.exitCode);
+    }
+    this.mainPid = result.pid;
+    this.phase = 'running';
+    this.log.info(`started '${options.command.join(' ')}' as pid ${result.pid}`);
+  }
+
+  private becomeReaper(): void {
+    if (this.isInit) return;
+    if (this.options.subreaper && this.native.becomeSubreaper()) return;
+    if (this.native.isSubreaper()) return;
+    this.log.warn(`not PID 1 and not a subreaper: orphans of the child will be reaped by pid ${process.ppid}'s init, not by sexton`);
+  }
+
+  private onSignal(notice: SignalNotice): void {
+    const name = signalName(notice.signal);
+    if (notice.action > 0) {
+      const as = notice.action === notice.signal ? '' : ` as ${signalName(notice.action)}`;
+      if (notice.errno === 0) this.log.debug(`forwarded ${name}${as} to ${this.target()}`);
+      else if (notice.errno !== ESRCH) this.log.warn(`could not forward ${name}${as} to ${this.target()}: ${errnoName(notice.errno)}`);
+    } else if (notice.action === 0) {
+      this.log.debug(`dropped ${name}`);
+    }
+    if (notice.signal === this.options.stopSignal) this.onStopSignal(name);
+  }
+
+  private target(): string {
+    return this.options.pgroup ? `process group ${this.mainPid}` : `pid ${this.mainPid}`;
+  }
+
+  private onStopSignal(name: string): void {
+    const { drainDelay, grace } = this.options;
+    if (this.phase === 'running') {
+      this.shutdownStarted = true;
+      const drain = drainDelay > 0 ? `after a ${drainDelay}s drain delay, ` : '';
+      this.log.warn(`received ${name}: stopping ${drain}grace period ${grace}s`);
+      if (drainDelay === 0) return this.startGrace();  // the handler already forwarded it
+      this.phase = 'draining';
+      this.drainTimer = setTimeout(() => this.forwardStopSignal(), drainDelay * 1000);
+    } else if (this.phase === 'draining') {
+      this.log.warn(`received ${name} again: skipping the rest of the drain delay`);
+      clearTimeout(this.drainTimer);
+      this.forwardStopSignal();
+    } else if (this.phase === 'stopping' && drainDelay > 0) {
+      this.sendStopSignal();  // repeated stop signals reach the child, as without a delay
+    }
+  }
+
+  private forwardStopSignal(): void {
+    this.sendStopSignal();
+    this.startGrace();
+  }
+
+  private sendStopSignal(): void {
+    const as = this.options.rewrites.get(this.options.stopSignal) ?? this.options.stopSignal;
+    if (as > 0) this.native.signalMainChild(as);
+  }
+
+  private startGrace(): void {
+    this.phase = 'stopping';
+    this.graceTimer = setTimeout(() => this.killSurvivors(), this.options.grace * 1000);
+  }
+
+  private onReap(event: ReapEvent): void {
+    if (event.kind === 'no-children') {
+      if (this.mainExit) this.finish();
+      return;
+    }
+    this.mainExit = { exitCode: event.exitCode, signal: event.signal };
+    const how = event.signal ? `was killed by ${signalName(event.signal)}` : `exited with code ${event.exitCode}`;
+    this.log.info(`main child (pid ${event.pid}) ${how}`);
+    clearTimeout(this.drainTimer);
+    if (this.phase === 'killing') return;
+    this.terminateLeftovers();
+  }
+
+  /** Every process left once the main child is gone: the namespace as PID 1, else our subtree. */
+  private leftovers(): ProcessInfo[] {
+    return this.isInit ? listProcesses().filter((p) => p.pid !== 1) : descendantsOf(process.pid);
+  }
+
+  private terminateLeftovers(): void {
+    const left = this.leftovers().filter((p) => p.state !== 'Z');
+    if (left.length === 0) return;  // the reaper reports "no children" next
+    this.shutdownStarted = true;
+    const fresh = this.phase !== 'stopping';
+    this.log.warn(`main child is gone; ${left.length} process(es) left: sending TERM, ${fresh ? `grace period ${this.options.grace}s` : 'within the grace period'}`);
+    this.signalTree(SIGTERM, left);
+    if (fresh) this.startGrace();
+    this.phase = 'stopping';
+  }
+
+  private killSurvivors(): void {
+    this.phase = 'killing';
+    for (const p of this.leftovers()) {
+      const why = p.state === 'Z' ? `${describeState(p.state)}, held by live parent ${p.ppid}` : describeState(p.state);
+      this.log.warn(`grace period over: killing pid ${p.pid} (${p.command}), state ${why}`);
+      if (p.state !== 'Z') this.survivorsKilled++;
+    }
+    const killRound = () => this.signalTree(SIGKILL, this.leftovers());
+    killRound();
+    setInterval(killRound, KILL_REPEAT_MS).unref();
+    setTimeout(() => {
+      this.log.error('processes are still there after SIGKILL (uninterruptible?): exiting anyway');
+      this.finish();
+    }, KILL_BACKSTOP_MS).unref();
+  }
+
+  private signalTree(signal: number, processes: ProcessInfo[]): void {
+    // kill(-1) is safe only as PID 1, where it means "this namespace"; elsewhere go one by one.
+    if (this.isInit) {
+      this.native.signalEveryProcess(signal);
+      return;
+    }
+    for (const p of processes) this.native.signalProcess(p.pid, signal, p.startTime);
+  }
+
+  private exitCode(): number {
+    const exit = this.mainExit as { exitCode: number; signal: number };
+    const code = exit.signal ? 128 + exit.signal : exit.exitCode;
+    return this.options.remapExit.has(code) ? 0 : code;
+  }
+
+  private finish(): never {
+    clearTimeout(this.graceTimer);
+    const stats = this.stats();
+    const noteworthy = this.shutdownStarted || stats.orphansReaped > 0 || this.survivorsKilled > 0;
+    const line = `exiting with ${this.exitCode()}: ${summarize(stats)}${this.survivorsKilled ? `; killed ${this.survivorsKilled} survivor(s)` : ''}`;
+    if (noteworthy && this.log.verbosity >= DEFAULT) this.log.warn(line);
+    else this.log.info(line);
+    return this.native.exit(this.exitCode());
+  }
+
+  private fail(message: string, exitCode: number): never {
+    this.log.error(message);
+    return this.native.exit(exitCode);
+  }
+}
