@@ -1,0 +1,147 @@
+// Runs sexton (or anything) as PID 1 of a fresh PID namespace and watches it from outside.
+import { execa, type ResultPromise } from 'execa';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import * as path from 'node:path';
+
+export const ROOT = path.resolve(__dirname, '..', '..');
+export const SEXTON = path.join(ROOT, 'dist', 'sexton.js');
+export const FIXTURES = path.join(ROOT, 'test', 'fixtures');
+
+export interface Pid1Run {
+  /** The unshare process (execa result promise; resolves, never rejects). */
+  proc: ResultPromise<{ reject: false; all: true }>;
+  /** Host pid of PID 1 inside the namespace (unshare's child). */
+  pid1: number;
+  /** Text written so far to stdout / stderr. */
+  stdout(): string;
+  stderr(): string;
+  /** Sends a signal to PID 1 by its host pid. */
+  signal(sig: NodeJS.Signals | number): void;
+  /** Waits for the run to end; returns exit code and output. */
+  done(): Promise<{ exitCode: number | undefined; stdout: string; stderr: string; durationMs: number }>;
+  /** Waits until stdout (or stderr) contains text. */
+  waitFor(text: string | RegExp, stream?: 'stdout' | 'stderr', timeoutMs?: number): Promise<void>;
+}
+
+const live = new Set<number>();
+
+export interface RunOptions {
+  /** Extra `node` flags for sexton (e.g. a --require preload). */
+  nodeArgs?: string[];
+  env?: Record<string, string>;
+  input?: string;
+  timeoutMs?: number;
+  /** Run this argv as PID 1 instead of node + sexton. */
+  raw?: boolean;
+}
+
+export function sextonArgv(args: string[], nodeArgs: string[] = []): string[] {
+  return [process.execPath, ...nodeArgs, SEXTON, ...args];
+}
+
+/** Host pids of the direct children of pid. */
+export function childrenOf(pid: number): number[] {
+  const out: number[] = [];
+  try {
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      const text = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
+      if (text) out.push(...text.split(/\s+/).map(Number));
+    }
+  } catch {
+    // gone
+  }
+  return out;
+}
+
+export async function until<T>(probe: () => T | undefined | false, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/**
+ * Starts `argv` (by default sexton with `args`) as PID 1 of a new PID namespace with its own /proc.
+ * unshare blocks and does not forward signals, so signals go to PID 1's host pid.
+ */
+export async function runAsPid1(args: string[], options: RunOptions = {}): Promise<Pid1Run> {
+  const argv = options.raw ? args : sextonArgv(args, options.nodeArgs);
+  const started = Date.now();
+  const proc = execa('unshare', ['--pid', '--fork', '--mount-proc', '--kill-child', '--', ...argv], {
+    reject: false,
+    all: true,
+    env: { ...options.env },
+    input: options.input,
+    stdin: options.input === undefined ? 'ignore' : undefined,
+    timeout: options.timeoutMs ?? 30_000,
+    killSignal: 'SIGKILL',
+  });
+  const unsharePid = proc.pid as number;
+  live.add(unsharePid);
+  let out = '';
+  let err = '';
+  proc.stdout?.on('data', (d) => (out += d));
+  proc.stderr?.on('data', (d) => (err += d));
+  const pid1 = await until(() => childrenOf(unsharePid)[0], 10_000, 'PID 1 to start');
+  // Wait for sexton to be running its child before handing over: signals before that are racy.
+  return {
+    proc,
+    pid1,
+    stdout: () => out,
+    stderr: () => err,
+    signal(sig) {
+      try {
+        process.kill(pid1, sig);
+      } catch {
+        // already gone
+      }
+    },
+    async done() {
+      const result = await proc;
+      live.delete(unsharePid);
+      return { exitCode: result.exitCode, stdout: out, stderr: err, durationMs: Date.now() - started };
+    },
+    async waitFor(text, stream = 'stdout', timeoutMs = 15_000) {
+      const read = () => (stream === 'stdout' ? out : err);
+      const has = () => (typeof text === 'string' ? read().includes(text) : text.test(read()));
+      await until(has, timeoutMs, `${String(text)} on ${stream}; have: ${JSON.stringify(read().slice(-500))}`);
+    },
+  };
+}
+
+/** SIGKILL every run still alive (unshare --kill-child takes the namespace with it). */
+export function killLeftovers(): void {
+  for (const pid of live) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  live.clear();
+}
+
+/** Processes in state Z among `pid`'s descendants (host view). */
+export function zombiesUnder(pid: number): number[] {
+  const out: number[] = [];
+  const queue = [pid];
+  while (queue.length) {
+    for (const child of childrenOf(queue.shift() as number)) {
+      queue.push(child);
+      try {
+        const stat = readFileSync(`/proc/${child}/stat`, 'utf8');
+        if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) out.push(child);
+      } catch {
+        // gone
+      }
+    }
+  }
+  return out;
+}
+
+export function requireBuilt(): void {
+  if (!existsSync(SEXTON)) throw new Error(`${SEXTON} is missing: run "npm run build" first`);
+}

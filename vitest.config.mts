@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    // Process tests measure real timing on a 2-core machine: two files at a time at most.
+    maxWorkers: 2,
+    pool: 'forks',
+  },
+});
