@@ -33,7 +33,14 @@ function write(fd: number, text: string): void {
   }
 }
 
+/** `sexton harness …` is a tool, not the init: it loads on demand and may use child_process. */
+function runHarness(argv: string[]): void {
+  const harness = require(require('node:path').join(__dirname, 'harness.js')) as { harnessMain(argv: string[]): Promise<number> };
+  harness.harnessMain(argv).then((code) => process.exit(code));
+}
+
 export function main(argv: string[]): void {
+  if (argv[0] === 'harness') return runHarness(argv.slice(1));
   disableChildProcess();
   let request;
   try {

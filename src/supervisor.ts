@@ -155,9 +155,12 @@ export class Supervisor {
   private killSurvivors(): void {
     this.phase = 'killing';
     for (const p of this.leftovers()) {
-      const why = p.state === 'Z' ? `${describeState(p.state)}, held by live parent ${p.ppid}` : describeState(p.state);
-      this.log.warn(`grace period over: killing pid ${p.pid} (${p.command}), state ${why}`);
-      if (p.state !== 'Z') this.survivorsKilled++;
+      if (p.state === 'Z') {
+        this.log.warn(`grace period over: pid ${p.pid} (${p.name}) is a zombie held by live parent ${p.ppid}; reaped once its parent dies`);
+        continue;
+      }
+      this.log.warn(`grace period over: killing pid ${p.pid} (${p.command}), state ${describeState(p.state)}`);
+      this.survivorsKilled++;
     }
     const killRound = () => this.signalTree(SIGKILL, this.leftovers());
     killRound();

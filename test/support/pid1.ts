@@ -1,5 +1,5 @@
 // Runs sexton (or anything) as PID 1 of a fresh PID namespace and watches it from outside.
-import { execa, type ResultPromise } from 'execa';
+import { execa } from 'execa';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
 
@@ -9,7 +9,7 @@ export const FIXTURES = path.join(ROOT, 'test', 'fixtures');
 
 export interface Pid1Run {
   /** The unshare process (execa result promise; resolves, never rejects). */
-  proc: ResultPromise<{ reject: false; all: true }>;
+  proc: ReturnType<typeof startUnshare>;
   /** Host pid of PID 1 inside the namespace (unshare's child). */
   pid1: number;
   /** Text written so far to stdout / stderr. */
@@ -67,10 +67,8 @@ export async function until<T>(probe: () => T | undefined | false, timeoutMs = 1
  * Starts `argv` (by default sexton with `args`) as PID 1 of a new PID namespace with its own /proc.
  * unshare blocks and does not forward signals, so signals go to PID 1's host pid.
  */
-export async function runAsPid1(args: string[], options: RunOptions = {}): Promise<Pid1Run> {
-  const argv = options.raw ? args : sextonArgv(args, options.nodeArgs);
-  const started = Date.now();
-  const proc = execa('unshare', ['--pid', '--fork', '--mount-proc', '--kill-child', '--', ...argv], {
+function startUnshare(argv: string[], options: RunOptions) {
+  return execa('unshare', ['--pid', '--fork', '--mount-proc', '--kill-child', '--', ...argv], {
     reject: false,
     all: true,
     env: { ...options.env },
@@ -79,6 +77,12 @@ export async function runAsPid1(args: string[], options: RunOptions = {}): Promi
     timeout: options.timeoutMs ?? 30_000,
     killSignal: 'SIGKILL',
   });
+}
+
+export async function runAsPid1(args: string[], options: RunOptions = {}): Promise<Pid1Run> {
+  const argv = options.raw ? args : sextonArgv(args, options.nodeArgs);
+  const started = Date.now();
+  const proc = startUnshare(argv, options);
   const unsharePid = proc.pid as number;
   live.add(unsharePid);
   let out = '';

@@ -1,0 +1,101 @@
+// `sexton harness WORKLOAD [--init none|sexton|'PREFIX'] [--json] [--size N]`
+import { writeSync } from 'node:fs';
+import { assertNoZombieLeak } from './pid1';
+import { runWorkload, WORKLOADS, WorkloadName, WorkloadReport } from './workloads';
+
+export const HARNESS_USAGE = `Usage: sexton harness WORKLOAD [--init none|sexton|'COMMAND PREFIX'] [--json] [--size N]
+
+Runs WORKLOAD as PID 1 of a fresh PID namespace under the init, watches its zombies through
+/proc, stops it with SIGTERM once it has done its damage, and reports.
+
+Workloads:
+  orphans         the app keeps running while it makes N orphans that exit (N=200)
+  zombie-pod      10 parents zombie-1..zombie-10 each hold a zombie they never wait for
+  pid-exhaustion  under a pids cgroup limit (200), fork orphans for N seconds (3); counts EAGAIN
+  storm           N orphans as fast as possible (2000): peak, zombies 100 ms after, drain time
+
+Exits 0 when nothing leaked, 1 when it did (zombies left, or PID 1 did not exit), 2 on bad input.
+
+--init none runs the workload as PID 1 itself; sexton (default) uses this package's sexton
+with --grace 2; anything else is an init's command prefix, e.g. --init 'tini --'.`;
+
+function out(text: string): void {
+  writeSync(1, text);
+}
+
+function progress(text: string): void {
+  try {
+    writeSync(2, text);
+  } catch {
+    // progress is optional
+  }
+}
+
+export function formatReport(r: WorkloadReport): string {
+  const rows: [string, string][] = [
+    ['workload', r.workload],
+    ['init', r.init],
+    ['exit', r.timedOut ? 'did not exit after SIGTERM: killed' : String(r.exitCode)],
+    ['duration', `${(r.durationMs / 1000).toFixed(1)} s`],
+    ['peak zombies', String(r.peakZombies)],
+    ['zombies before stop', String(r.zombiesAtEnd)],
+  ];
+  if (r.workload === 'pid-exhaustion') rows.push(['fork EAGAIN', String(r.eagain)]);
+  if (r.workload === 'storm') {
+    rows.push(['zombies 100 ms after', String(r.zombiesAfter100ms)]);
+    rows.push(['drain time', r.drainMs === null ? 'never drained' : `${r.drainMs} ms`]);
+  }
+  const width = Math.max(...rows.map(([k]) => k.length));
+  const lines = rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`);
+  if (r.zombieParents.length > 0) {
+    lines.push('  live parents holding zombies (no init can reap these while the parent lives):');
+    for (const p of r.zombieParents) lines.push(`    pid ${p.pid} ${p.command}: ${p.zombies} zombie(s)`);
+  }
+  const sextonLines = r.stderr.split('\n').filter((l) => l.startsWith('sexton:'));
+  if (sextonLines.length > 0) lines.push('  sexton said:', ...sextonLines.map((l) => `    ${l}`));
+  return `${lines.join('\n')}\n`;
+}
+
+export async function harnessMain(argv: string[]): Promise<number> {
+  let workload: string | undefined;
+  let init = 'sexton';
+  let json = false;
+  let size: number | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--json') json = true;
+    else if (arg === '--init') init = argv[++i] ?? '';
+    else if (arg.startsWith('--init=')) init = arg.slice(7);
+    else if (arg === '--size') size = Number(argv[++i]);
+    else if (arg === '-h' || arg === '--help') return out(`${HARNESS_USAGE}\n`), 0;
+    else if (!arg.startsWith('-') && workload === undefined) workload = arg;
+    else return usage(`unknown harness option '${arg}'`);
+  }
+  if (!WORKLOADS.includes(workload as WorkloadName)) return usage(`unknown workload '${workload ?? ''}' (${WORKLOADS.join(', ')})`);
+  if (init === '') return usage('--init needs a value');
+  if (size !== undefined && !(Number.isInteger(size) && size > 0)) return usage('--size needs a positive whole number');
+
+  const live = !json && process.stderr.isTTY;
+  const report = await runWorkload(workload as WorkloadName, {
+    init,
+    size,
+    onSample: (s) => {
+      if (live) progress(`\r  ${(s.atMs / 1000).toFixed(1)} s  zombies ${String(s.zombies).padStart(5)}  processes ${String(s.processes).padStart(5)} `);
+      else if (!json && s.atMs % 1000 < 50) progress(`  ${(s.atMs / 1000).toFixed(1)} s  zombies ${s.zombies}  processes ${s.processes}\n`);
+    },
+  });
+  if (live) progress('\n');
+  out(json ? `${JSON.stringify(report)}\n` : formatReport(report));
+  try {
+    assertNoZombieLeak(report);
+    return 0;
+  } catch (leak) {
+    if (!json) out(`\n${(leak as Error).message}\n`);
+    return 1;
+  }
+}
+
+function usage(message: string): number {
+  progress(`sexton harness: ${message}\nTry 'sexton harness --help'.\n`);
+  return 2;
+}

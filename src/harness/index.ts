@@ -1,0 +1,6 @@
+// sexton/harness: reproduce zombie-leaking pods and prove an init cleans up, from your own tests.
+export { assertNoZombieLeak, initPrefix, runAsPid1, SEXTON_ENTRY } from './pid1';
+export type { InitChoice, Pid1Report, RunOptions, Sample, ZombieParent } from './pid1';
+export { runWorkload, WORKLOADS } from './workloads';
+export type { WorkloadName, WorkloadOptions, WorkloadReport } from './workloads';
+export { harnessMain } from './cli';

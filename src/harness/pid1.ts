@@ -1,0 +1,245 @@
+// Run a command as PID 1 of a fresh PID namespace, under a chosen init, and watch its
+// zombies from outside through /proc.
+import { execa } from 'execa';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { descendantsOf, listProcesses, ProcessInfo, readProcess } from '../procfs';
+
+/** A zombie whose live parent has not waited for it this long counts as leaked by that parent. */
+const LINGER_MS = 500;
+
+/** 'none' (the command is PID 1), 'sexton', or an init's command prefix such as 'tini --'. */
+export type InitChoice = 'none' | 'sexton' | string | string[];
+
+export interface Sample {
+  /** Milliseconds since the run started. */
+  atMs: number;
+  zombies: number;
+  /** Processes in the namespace, PID 1 and zombies included. */
+  processes: number;
+}
+
+export interface ZombieParent {
+  /** The parent's pid inside the namespace. */
+  pid: number;
+  command: string;
+  zombies: number;
+}
+
+export interface RunOptions {
+  init?: InitChoice;
+  /** Send the stop signal to PID 1 this long after start (default: never, wait for exit). */
+  stopAfterMs?: number;
+  stopSignal?: NodeJS.Signals;
+  /** SIGKILL the whole namespace this long after start (default 30 s). */
+  timeoutMs?: number;
+  /** SIGKILL the whole namespace this long after the stop signal (default 5 s): a PID 1
+   *  without a handler never even sees SIGTERM. */
+  killAfterStopMs?: number;
+  sampleEveryMs?: number;
+  /** Run under a pids cgroup with this limit (like a pod's pid limit). */
+  pidsMax?: number;
+  env?: Record<string, string>;
+  onSample?: (sample: Sample) => void;
+  /** Called for each line the command writes to stdout; `stop` schedules the stop signal. */
+  onLine?: (line: string, stop: (afterMs: number) => void) => void;
+}
+
+export interface Pid1Report {
+  command: string[];
+  init: string;
+  /** PID 1's exit code; null when it had to be killed. */
+  exitCode: number | null;
+  /** PID 1 did not exit by itself (at the timeout, or killAfterStopMs after the stop signal). */
+  timedOut: boolean;
+  durationMs: number;
+  peakZombies: number;
+  /** Zombies in the last sample before the stop signal (or before PID 1 exited). */
+  zombiesAtEnd: number;
+  /** Live parents (not PID 1) that left a zombie unwaited for over 500 ms, with their most zombies at once. */
+  zombieParents: ZombieParent[];
+  samples: Sample[];
+  stdout: string;
+  stderr: string;
+}
+
+/** A file of dist/, found from the bundle (dist/harness.js) or from the sources (src/harness). */
+export function distFile(name: string): string {
+  const bundled = path.join(__dirname, name);
+  return existsSync(bundled) ? bundled : path.resolve(__dirname, '..', '..', 'dist', name);
+}
+
+export const SEXTON_ENTRY = distFile('sexton.js');
+/** sexton with a short grace period, so that stopping a leaking pod takes seconds. */
+const SEXTON_INIT = [process.execPath, SEXTON_ENTRY, '--grace', '2', '--'];
+
+export function initPrefix(init: InitChoice = 'sexton'): string[] {
+  if (Array.isArray(init)) return init;
+  if (init === 'none') return [];
+  if (init === 'sexton') return SEXTON_INIT;
+  return init.split(/\s+/).filter(Boolean);
+}
+
+function initLabel(init: InitChoice = 'sexton'): string {
+  return Array.isArray(init) ? init.join(' ') : init;
+}
+
+/** A pids cgroup (v1 here; v2 where it has the controller) that the run is started in. */
+function makePidsCgroup(limit: number): { dir: string; remove: () => void } {
+  const v2 = '/sys/fs/cgroup';
+  const hasV2Pids = (() => {
+    try {
+      return readFileSync(`${v2}/cgroup.controllers`, 'utf8').split(/\s+/).includes('pids');
+    } catch {
+      return false;
+    }
+  })();
+  const base = hasV2Pids ? v2 : '/sys/fs/cgroup/pids';
+  const dir = path.join(base, `sexton-harness-${process.pid}-${Date.now()}`);
+  mkdirSync(dir);
+  writeFileSync(path.join(dir, 'pids.max'), String(limit));
+  return {
+    dir,
+    remove: () => {
+      try {
+        rmdirSync(dir);
+      } catch {
+        // still has members for a moment; the kernel removes nothing by itself, so try later
+        setTimeout(() => { try { rmdirSync(dir); } catch { /* give up */ } }, 500).unref();
+      }
+    },
+  };
+}
+
+function childOf(pid: number): number | undefined {
+  try {
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      const first = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/)[0];
+      if (first) return Number(first);
+    }
+  } catch {
+    // gone
+  }
+  return undefined;
+}
+
+function namespacePid(pid: number): number {
+  try {
+    const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('NSpid:'));
+    return Number(line?.trim().split(/\s+/).at(-1) ?? pid);
+  } catch {
+    return pid;
+  }
+}
+
+/** Every process of the namespace whose PID 1 has host pid `pid1`. */
+function namespaceProcesses(pid1: number): ProcessInfo[] {
+  const self = readProcess(pid1);
+  return self ? [self, ...descendantsOf(pid1, listProcesses())] : [];
+}
+
+export async function runAsPid1(command: string[], options: RunOptions = {}): Promise<Pid1Report> {
+  const argv = [...initPrefix(options.init), ...command];
+  const unshare = ['unshare', '--pid', '--fork', '--mount-proc', '--kill-child', '--', ...argv];
+  const cgroup = options.pidsMax === undefined ? undefined : makePidsCgroup(options.pidsMax);
+  // Join the cgroup before unshare forks, so that everything in the namespace counts against it.
+  const launch = cgroup ? ['/bin/sh', '-c', `echo $$ > ${cgroup.dir}/cgroup.procs && exec "$@"`, 'sh', ...unshare] : unshare;
+  const started = Date.now();
+  const proc = execa(launch[0], launch.slice(1), {
+    reject: false, stdin: 'ignore', env: options.env, timeout: options.timeoutMs ?? 30_000, killSignal: 'SIGKILL',
+  });
+  let stdout = '';
+  let pending = '';
+  proc.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk;
+    pending += chunk;
+    const lines = pending.split('\n');
+    pending = lines.pop() as string;
+    for (const line of lines) options.onLine?.(line, scheduleStop);
+  });
+
+  let stopper: NodeJS.Timeout | undefined;
+  let killer: NodeJS.Timeout | undefined;
+  let killedAfterStop = false;
+  function scheduleStop(afterMs: number): void {
+    clearTimeout(stopper);
+    stopper = setTimeout(() => {
+      sample();
+      stopSent = true;
+      try {
+        if (pid1 !== undefined) process.kill(pid1, options.stopSignal ?? 'SIGTERM');
+      } catch {
+        // already gone
+      }
+      killer = setTimeout(() => {
+        killedAfterStop = true;
+        proc.kill('SIGKILL');  // unshare --kill-child takes the namespace with it
+      }, options.killAfterStopMs ?? 5000);
+    }, afterMs);
+  }
+  if (options.stopAfterMs !== undefined) scheduleStop(options.stopAfterMs);
+
+  const samples: Sample[] = [];
+  const parents = new Map<number, ZombieParent>();
+  const firstSeen = new Map<string, number>();
+  let pid1: number | undefined;
+  let stopSent = false;
+  let zombiesAtEnd = 0;
+  const sample = () => {
+    pid1 ??= childOf(proc.pid as number);
+    if (pid1 === undefined) return;
+    const processes = namespaceProcesses(pid1);
+    if (processes.length === 0) return;
+    const zombies = processes.filter((p) => p.state === 'Z');
+    const now = Date.now() - started;
+    for (const z of zombies) {
+      const key = `${z.pid}:${z.startTime}`;
+      const since = firstSeen.get(key) ?? now;
+      firstSeen.set(key, since);
+      // A parent that is just about to wait is not leaking: count zombies that linger.
+      if (z.ppid === pid1 || now - since < LINGER_MS) continue;
+      const parent = processes.find((p) => p.pid === z.ppid);
+      const held = zombies.filter((o) => o.ppid === z.ppid).length;
+      const known = parents.get(z.ppid);
+      if (!known) parents.set(z.ppid, { pid: namespacePid(z.ppid), command: parent?.command ?? '?', zombies: held });
+      else known.zombies = Math.max(known.zombies, held);
+    }
+    const s = { atMs: now, zombies: zombies.length, processes: processes.length };
+    samples.push(s);
+    if (!stopSent) zombiesAtEnd = s.zombies;
+    options.onSample?.(s);
+  };
+  const sampler = setInterval(sample, options.sampleEveryMs ?? 50);
+
+  const result = await proc;
+  clearInterval(sampler);
+  clearTimeout(stopper);
+  clearTimeout(killer);
+  cgroup?.remove();
+  const timedOut = Boolean(result.timedOut) || killedAfterStop;
+  return {
+    command,
+    init: initLabel(options.init),
+    exitCode: timedOut ? null : result.exitCode ?? null,
+    timedOut,
+    durationMs: Date.now() - started,
+    peakZombies: Math.max(0, ...samples.map((s) => s.zombies)),
+    zombiesAtEnd,
+    zombieParents: [...parents.values()],
+    samples,
+    stdout,
+    stderr: String(result.stderr ?? ''),
+  };
+}
+
+/** Throws, saying what leaked, unless the run ended by itself with no zombie left behind. */
+export function assertNoZombieLeak(report: Pid1Report, { maxPeakZombies = Infinity } = {}): void {
+  const problems: string[] = [];
+  if (report.timedOut) problems.push('PID 1 did not exit: it was killed at the timeout');
+  if (report.zombiesAtEnd > 0) problems.push(`${report.zombiesAtEnd} zombie(s) were left at the end`);
+  if (report.peakZombies > maxPeakZombies) problems.push(`${report.peakZombies} zombies at once (allowed ${maxPeakZombies})`);
+  for (const p of report.zombieParents) problems.push(`pid ${p.pid} (${p.command}) held ${p.zombies} zombie(s) and never waited`);
+  if (problems.length > 0) {
+    throw new Error(`zombie leak under init '${report.init}' running '${report.command.join(' ')}':\n  ${problems.join('\n  ')}`);
+  }
+}

@@ -1,0 +1,133 @@
+// Helpers for the core behaviour tests: sexton outside a PID namespace, sexton under a
+// pseudo-terminal, and reading a process's state from the host.
+import { execa, type ResultPromise } from 'execa';
+import { readFileSync } from 'node:fs';
+import { childrenOf, FIXTURES, sextonArgv, until } from './pid1';
+
+export interface ProcStat {
+  /** R, S, D, T, Z, … (field 3 of /proc/PID/stat). */
+  state: string;
+  ppid: number;
+  pgrp: number;
+  /** Foreground process group of the controlling terminal (field 8), -1 without one. */
+  tpgid: number;
+}
+
+/** Fields of /proc/PID/stat, or undefined once the process is gone. */
+export function procStat(pid: number): ProcStat | undefined {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // The command name (field 2) may contain spaces and parentheses: split after the last ')'.
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return { state: fields[0], ppid: Number(fields[1]), pgrp: Number(fields[2]), tpgid: Number(fields[5]) };
+}
+
+export function commandLine(pid: number): string[] {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(0, -1);
+  } catch {
+    return [];
+  }
+}
+
+function comm(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return '';
+  }
+}
+
+/** All descendants of pid, parents before children (host view). */
+export function descendantsOf(pid: number): number[] {
+  const out: number[] = [];
+  const queue = [pid];
+  while (queue.length) {
+    for (const child of childrenOf(queue.shift() as number)) {
+      out.push(child);
+      queue.push(child);
+    }
+  }
+  return out;
+}
+
+export function fixture(name: string): string {
+  return `${FIXTURES}/${name}`;
+}
+
+type Started = ResultPromise<{ reject: false }>;
+const started = new Set<Started>();
+
+/** SIGKILLs what the helpers below started: the process trees first, then their roots. */
+export function killCoreLeftovers(): void {
+  for (const proc of started) {
+    const root = proc.pid;
+    if (root === undefined) continue;
+    for (const pid of [...descendantsOf(root).reverse(), root]) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  }
+  started.clear();
+}
+
+function track(proc: Started): Started {
+  started.add(proc);
+  return proc;
+}
+
+/** sexton run directly by this test process: not PID 1 of anything. */
+export function runDirect(args: string[], timeoutMs = 15_000): Started {
+  const [node, ...rest] = sextonArgv(args);
+  return track(execa(node, rest, { reject: false, stdin: 'ignore', timeout: timeoutMs, killSignal: 'SIGKILL' }));
+}
+
+/** Quotes words for `sh -c`. */
+export function shellQuote(words: string[]): string {
+  return words.map((w) => `'${w.replace(/'/g, `'\\''`)}'`).join(' ');
+}
+
+export interface TerminalRun {
+  /** The `script` process; stdin is what is typed into the terminal, stdout what it shows. */
+  proc: ResultPromise<{ reject: false; stdin: 'pipe' }>;
+  /** Host pid of sexton, PID 1 of its namespace. */
+  pid1: number;
+  screen(): string;
+  type(text: string): void;
+}
+
+/**
+ * Runs sexton as PID 1 of a fresh PID namespace on a pseudo-terminal made by util-linux `script`.
+ * Whatever is written to script's stdin is typed into the terminal.
+ */
+export async function runInTerminal(args: string[], timeoutMs = 20_000): Promise<TerminalRun> {
+  const inner = shellQuote(['unshare', '--pid', '--fork', '--mount-proc', '--kill-child', '--', ...sextonArgv(args)]);
+  const proc = execa('script', ['--quiet', '--return', '--command', inner, '/dev/null'], {
+    reject: false,
+    stdin: 'pipe',
+    timeout: timeoutMs,
+    killSignal: 'SIGKILL',
+    env: { SHELL: '/bin/sh' },
+  });
+  started.add(proc as unknown as Started);
+  let screen = '';
+  proc.stdout?.on('data', (d) => (screen += d));
+  // script → sh -c (or not, when sh execs) → unshare → PID 1.
+  const pid1 = await until(() => {
+    const unshare = descendantsOf(proc.pid as number).find((pid) => comm(pid) === 'unshare');
+    return unshare === undefined ? undefined : childrenOf(unshare)[0];
+  }, 10_000, 'PID 1 under script');
+  return {
+    proc,
+    pid1,
+    screen: () => screen,
+    type: (text) => proc.stdin?.write(text),
+  };
+}
