@@ -3,4 +3,4 @@ export { assertNoZombieLeak, initPrefix, runAsPid1, SEXTON_ENTRY } from './pid1'
 export type { InitChoice, Pid1Report, RunOptions, Sample, ZombieParent } from './pid1';
 export { runWorkload, WORKLOADS } from './workloads';
 export type { WorkloadName, WorkloadOptions, WorkloadReport } from './workloads';
-export { harnessMain } from './cli';
+export { formatReport, harnessMain } from './cli';
