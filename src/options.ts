@@ -19,6 +19,8 @@ export interface Options {
   drainDelay: number;
   /** Seconds the process tree gets to exit once the stop signal is forwarded. */
   grace: number;
+  /** Exit non-zero when the child succeeded but orphans had to be reaped or zombies were held. */
+  strict: boolean;
 }
 
 /** Exit status for bad input; documented in the README. */
@@ -46,6 +48,8 @@ Options (each has an environment variable; a flag wins over it):
   -s, --stop-signal SIGNAL  signal that starts shutdown (default TERM)     SEXTON_STOP_SIGNAL=SIGNAL
   -d, --drain-delay SECONDS wait before forwarding the stop signal (0)     SEXTON_DRAIN_DELAY=SECONDS
   -t, --grace SECONDS       time the whole tree gets to exit (10)          SEXTON_GRACE=SECONDS
+      --strict              exit 70 if the child exited 0 but leaked       SEXTON_STRICT=1
+                            orphans or zombies (a CI check)
   -h, --help                this text
   -V, --version             sexton's version
 
@@ -53,14 +57,14 @@ Signals are names (TERM, SIGTERM, RTMIN+3) or numbers.`;
 
 type Flag =
   | 'verbose' | 'quiet' | 'no-subreaper' | 'subreaper' | 'pgroup' | 'rewrite' | 'pdeath' | 'remap-exit'
-  | 'stop-signal' | 'drain-delay' | 'grace' | 'help' | 'version';
+  | 'stop-signal' | 'drain-delay' | 'grace' | 'strict' | 'help' | 'version';
 
 const SHORT: Record<string, Flag> = {
   v: 'verbose', q: 'quiet', g: 'pgroup', r: 'rewrite', p: 'pdeath', e: 'remap-exit',
   s: 'stop-signal', d: 'drain-delay', t: 'grace', h: 'help', V: 'version',
 };
 const TAKES_VALUE = new Set<Flag>(['rewrite', 'pdeath', 'remap-exit', 'stop-signal', 'drain-delay', 'grace']);
-const LONG = new Set<Flag>([...Object.values(SHORT), 'no-subreaper', 'subreaper']);
+const LONG = new Set<Flag>([...Object.values(SHORT), 'no-subreaper', 'subreaper', 'strict']);
 
 interface Given { flag: Flag; value?: string }
 
@@ -160,6 +164,7 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv): Request {
   if (has('subreaper')) subreaper = true;
   if (has('no-subreaper')) subreaper = false;
 
+  const strict = has('strict') || (env.SEXTON_STRICT !== undefined && parseBoolean('SEXTON_STRICT', env.SEXTON_STRICT));
   const pgroup = has('pgroup') || (env.SEXTON_PGROUP !== undefined && parseBoolean('SEXTON_PGROUP', env.SEXTON_PGROUP));
 
   const rewriteTexts = has('rewrite') ? values('rewrite') : list(env.SEXTON_REWRITE);
@@ -183,6 +188,6 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv): Request {
 
   if (command.length === 0) throw new UsageError('no command given: what should sexton run?');
   return { kind: 'run', options: {
-    command, verbosity, subreaper, pgroup, rewrites, pdeathSignal, remapExit, stopSignal, drainDelay, grace,
+    command, verbosity, subreaper, pgroup, rewrites, pdeathSignal, remapExit, stopSignal, drainDelay, grace, strict,
   } };
 }

@@ -76,3 +76,22 @@ export function descendantsOf(root: number, processes = listProcesses()): Proces
   }
   return out;
 }
+
+export interface ZombieGroup {
+  /** The live parent that has not waited for its zombies. */
+  pid: number;
+  command: string;
+  zombies: number;
+}
+
+/** Zombies grouped by their live parent, leaving out those of `reaper` (it reaps its own). */
+export function zombiesByParent(processes: ProcessInfo[], reaper: number): ZombieGroup[] {
+  const groups = new Map<number, ZombieGroup>();
+  for (const z of processes) {
+    if (z.state !== 'Z' || z.ppid === reaper) continue;
+    const group = groups.get(z.ppid);
+    if (group) group.zombies++;
+    else groups.set(z.ppid, { pid: z.ppid, command: processes.find((p) => p.pid === z.ppid)?.command ?? '?', zombies: 1 });
+  }
+  return [...groups.values()];
+}

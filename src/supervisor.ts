@@ -7,14 +7,16 @@
 //   no children left and the main child gone ──▶ exit with its status
 import { constants } from 'node:os';
 import { commandCandidates, errnoName, execFailure } from './command';
-import { DEFAULT, Logger } from './log';
+import { Logger } from './log';
 import { loadNative, Native, NOTIFY_ONLY, ReapEvent, SignalNotice } from './native';
 import type { Options } from './options';
-import { describeState, descendantsOf, listProcesses, ProcessInfo } from './procfs';
+import { describeState, descendantsOf, listProcesses, ProcessInfo, ZombieGroup, zombiesByParent } from './procfs';
 import { signalName } from './signals';
 import { ReapStats, summarize, toReapStats } from './stats';
 
 const { SIGTERM, SIGKILL } = constants.signals;
+/** Exit status under --strict when the child succeeded but leaked; documented in the README. */
+export const STRICT_EXIT = 70;
 const { ESRCH } = constants.errno;
 /** How often the kill round repeats until the tree is empty (a child may fork meanwhile). */
 const KILL_REPEAT_MS = 100;
@@ -31,6 +33,8 @@ export class Supervisor {
   private graceTimer?: NodeJS.Timeout;
   private shutdownStarted = false;
   private survivorsKilled = 0;
+  /** Zombies that live parents held when shutdown began: what --strict calls a leak. */
+  private heldZombies: ZombieGroup[] = [];
   private readonly isInit = process.pid === 1;
 
   constructor(
@@ -42,6 +46,19 @@ export class Supervisor {
   /** Counts so far: reaped processes, orphans, signals by name. */
   stats(): ReapStats {
     return toReapStats(this.native.stats());
+  }
+
+  /** Zombies sexton cannot reap because their parent lives and never waits, by parent. Reads /proc. */
+  zombieParents(): ZombieGroup[] {
+    return zombiesByParent(this.leftovers(), this.isInit ? 1 : process.pid);
+  }
+
+  /** Logs and remembers who holds zombies; called when shutdown begins. */
+  private reportHeldZombies(): void {
+    this.heldZombies = this.zombieParents();
+    for (const g of this.heldZombies) {
+      this.log.warn(`pid ${g.pid} (${g.command}) holds ${g.zombies} zombie(s) it never waited for; no init can reap them while it lives`);
+    }
   }
 
   start(): void {
@@ -94,6 +111,7 @@ export class Supervisor {
     const { drainDelay, grace } = this.options;
     if (this.phase === 'running') {
       this.shutdownStarted = true;
+      this.reportHeldZombies();
       const drain = drainDelay > 0 ? `after a ${drainDelay}s drain delay, ` : '';
       this.log.warn(`received ${name}: stopping ${drain}grace period ${grace}s`);
       if (drainDelay === 0) return this.startGrace();  // the handler already forwarded it
@@ -136,7 +154,7 @@ export class Supervisor {
     this.terminateLeftovers();
   }
 
-  /** Every process left once the main child is gone: the namespace as PID 1, else our subtree. */
+  /** Every process but sexton: the namespace as PID 1, else sexton's subtree. */
   private leftovers(): ProcessInfo[] {
     return this.isInit ? listProcesses().filter((p) => p.pid !== 1) : descendantsOf(process.pid);
   }
@@ -144,6 +162,7 @@ export class Supervisor {
   private terminateLeftovers(): void {
     const left = this.leftovers().filter((p) => p.state !== 'Z');
     if (left.length === 0) return;  // the reaper reports "no children" next
+    if (!this.shutdownStarted) this.reportHeldZombies();
     this.shutdownStarted = true;
     const fresh = this.phase !== 'stopping';
     this.log.warn(`main child is gone; ${left.length} process(es) left: sending TERM, ${fresh ? `grace period ${this.options.grace}s` : 'within the grace period'}`);
@@ -180,20 +199,33 @@ export class Supervisor {
     for (const p of processes) this.native.signalProcess(p.pid, signal, p.startTime);
   }
 
-  private exitCode(): number {
+  private exitCode(stats: ReapStats): number {
     const exit = this.mainExit as { exitCode: number; signal: number };
-    const code = exit.signal ? 128 + exit.signal : exit.exitCode;
-    return this.options.remapExit.has(code) ? 0 : code;
+    const raw = exit.signal ? 128 + exit.signal : exit.exitCode;
+    const code = this.options.remapExit.has(raw) ? 0 : raw;
+    if (!this.options.strict || code !== 0) return code;
+    const leaks = this.leaks(stats);
+    if (leaks.length === 0) return 0;
+    this.log.error(`strict: ${leaks.join('; ')}`);
+    return STRICT_EXIT;
+  }
+
+  /** What --strict fails on: orphans sexton had to reap, zombies live parents held. */
+  private leaks(stats: ReapStats): string[] {
+    const out: string[] = [];
+    if (stats.orphansReaped > 0) out.push(`reaped ${stats.orphansReaped} orphan(s) the child's processes left behind`);
+    for (const g of this.heldZombies) out.push(`pid ${g.pid} (${g.command}) held ${g.zombies} zombie(s)`);
+    return out;
   }
 
   private finish(): never {
     clearTimeout(this.graceTimer);
     const stats = this.stats();
+    const code = this.exitCode(stats);
     const noteworthy = this.shutdownStarted || stats.orphansReaped > 0 || this.survivorsKilled > 0;
-    const line = `exiting with ${this.exitCode()}: ${summarize(stats)}${this.survivorsKilled ? `; killed ${this.survivorsKilled} survivor(s)` : ''}`;
-    if (noteworthy && this.log.verbosity >= DEFAULT) this.log.warn(line);
-    else this.log.info(line);
-    return this.native.exit(this.exitCode());
+    const killed = this.survivorsKilled ? `; killed ${this.survivorsKilled} survivor(s)` : '';
+    (noteworthy ? this.log.warn : this.log.info).call(this.log, `exiting with ${code}: ${summarize(stats)}${killed}`);
+    return this.native.exit(code);
   }
 
   private fail(message: string, exitCode: number): never {
