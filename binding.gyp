@@ -2,7 +2,7 @@
   "targets": [{
     "target_name": "sexton",
     "sources": [
-      "native/addon.cc", "native/process.cc", "native/reaper.cc",
+      "native/addon.cc", "native/process.cc", "native/reaped_commands.cc", "native/reaper.cc",
       "native/signals.cc", "native/spawn.cc", "native/state.cc"
     ],
     "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],

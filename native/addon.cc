@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include "process.h"
+#include "reaped_commands.h"
 #include "reaper.h"
 #include "signals.h"
 #include "spawn.h"
@@ -107,6 +108,9 @@ Napi::Value Stats(const Napi::CallbackInfo& info) {
   out.Set("received", counter_array(env, c.received));
   out.Set("forwarded", counter_array(env, c.forwarded));
   out.Set("dropped", counter_array(env, c.dropped));
+  Napi::Object by_command = Napi::Object::New(env);
+  for (const CommandCount& entry : reaped_commands()) by_command.Set(entry.command, static_cast<double>(entry.count));
+  out.Set("orphansByCommand", by_command);
   return out;
 }
 

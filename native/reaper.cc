@@ -10,6 +10,7 @@
 
 #include <thread>
 
+#include "reaped_commands.h"
 #include "state.h"
 
 namespace sexton {
@@ -31,11 +32,16 @@ void reap_zombies() {
   Counters& stats = counters();
   for (;;) {
     std::unique_lock<std::mutex> lock(child.mutex);
+    // Look before reaping (WNOWAIT): an orphan's name is only readable while it is a zombie.
+    siginfo_t info = {};
+    if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid == 0) return;
+    pid_t pid = info.si_pid;
+    bool is_main = pid == child.pid;
+    if (!is_main) count_reaped_command(pid);
     int status = 0;
-    pid_t pid = waitpid(-1, &status, WNOHANG);
-    if (pid <= 0) return;
+    if (waitpid(pid, &status, WNOHANG) != pid) return;
     stats.reaped.fetch_add(1);
-    if (pid != child.pid) {
+    if (!is_main) {
       stats.orphans_reaped.fetch_add(1);
       continue;
     }

@@ -31,6 +31,8 @@ export interface NativeCounters {
   received: number[];
   forwarded: number[];
   dropped: number[];
+  /** Orphans reaped by command name (comm), read just before each was reaped. */
+  orphansByCommand: Record<string, number>;
 }
 
 /** Signal actions understood by setSignalAction; positive numbers forward as that signal. */

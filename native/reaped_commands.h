@@ -1,0 +1,21 @@
+#pragma once
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace sexton {
+
+// Orphans reaped, counted by command name (the kernel's comm, read from /proc just before
+// the zombie is reaped: after that the name is gone).
+void count_reaped_command(pid_t zombie);
+
+struct CommandCount {
+  std::string command;
+  uint64_t count;
+};
+
+std::vector<CommandCount> reaped_commands();
+
+}  // namespace sexton
