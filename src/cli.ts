@@ -2,6 +2,7 @@
 import { writeSync } from 'node:fs';
 import { Logger } from './log';
 import { parseArgs, USAGE, USAGE_EXIT, UsageError } from './options';
+import { statusMain } from './status-command';
 import { Supervisor } from './supervisor';
 
 declare const SEXTON_VERSION: string;
@@ -41,6 +42,10 @@ function runHarness(argv: string[]): void {
 
 export function main(argv: string[]): void {
   if (argv[0] === 'harness') return runHarness(argv.slice(1));
+  if (argv[0] === 'status') {
+    statusMain(argv.slice(1), process.env).then((code) => process.exit(code));
+    return;
+  }
   disableChildProcess();
   let request;
   try {
@@ -52,7 +57,7 @@ export function main(argv: string[]): void {
   }
   if (request.kind === 'help') return write(1, `${USAGE}\n`);
   if (request.kind === 'version') return write(1, `sexton ${SEXTON_VERSION}\n`);
-  const log = new Logger(request.options.verbosity);
+  const log = new Logger(request.options.verbosity, request.options.logFormat);
   keepInitAlive(log);
   new Supervisor(request.options, log).start();
 }

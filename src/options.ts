@@ -1,4 +1,7 @@
 // CLI flags and SEXTON_* environment variables → Options. Flags win over the environment.
+import { defaultSocketPaths } from './exporters/status-socket';
+import { parseHostPort } from './exporters/prometheus';
+import type { LogFormat } from './log';
 import { parseSignal, UNCATCHABLE } from './signals';
 
 export interface Options {
@@ -21,6 +24,12 @@ export interface Options {
   grace: number;
   /** Exit non-zero when the child succeeded but orphans had to be reaped or zombies were held. */
   strict: boolean;
+  /** Paths to try for the status socket; empty means none. Default: on when PID 1. */
+  statusSocket: string[];
+  /** Serve Prometheus metrics on this address. */
+  metrics?: { host: string; port: number };
+  statsFile?: string;
+  logFormat: LogFormat;
 }
 
 /** Exit status for bad input; documented in the README. */
@@ -34,6 +43,8 @@ export type Request =
   | { kind: 'version' };
 
 export const USAGE = `Usage: sexton [options] [--] command [args...]
+       sexton status [--json] [--max-zombies N]    ask the running sexton (see sexton status --help)
+       sexton harness WORKLOAD [--init INIT]       reproduce a zombie-leaking pod (see sexton harness --help)
 
 Runs command as its child: reaps every zombie, forwards signals, exits with the child's status.
 
@@ -50,21 +61,30 @@ Options (each has an environment variable; a flag wins over it):
   -t, --grace SECONDS       time the whole tree gets to exit (10)          SEXTON_GRACE=SECONDS
       --strict              exit 70 if the child exited 0 but leaked       SEXTON_STRICT=1
                             orphans or zombies (a CI check)
+      --status-socket PATH  where 'sexton status' asks; none = off         SEXTON_STATUS_SOCKET=PATH
+                            (default on as PID 1: /run/sexton.sock)
+      --metrics HOST:PORT   serve Prometheus metrics (off)                 SEXTON_METRICS=HOST:PORT
+      --stats-file PATH     keep stats as JSON at PATH (off)               SEXTON_STATS_FILE=PATH
+      --log-format FORMAT   text or json (one object per line)             SEXTON_LOG_FORMAT=FORMAT
   -h, --help                this text
   -V, --version             sexton's version
 
-Signals are names (TERM, SIGTERM, RTMIN+3) or numbers.`;
+Signals are names (TERM, SIGTERM, RTMIN+3) or numbers. To run a program called status or
+harness, put -- before it.`;
 
 type Flag =
   | 'verbose' | 'quiet' | 'no-subreaper' | 'subreaper' | 'pgroup' | 'rewrite' | 'pdeath' | 'remap-exit'
-  | 'stop-signal' | 'drain-delay' | 'grace' | 'strict' | 'help' | 'version';
+  | 'stop-signal' | 'drain-delay' | 'grace' | 'strict' | 'status-socket' | 'metrics' | 'stats-file' | 'log-format'
+  | 'help' | 'version';
 
 const SHORT: Record<string, Flag> = {
   v: 'verbose', q: 'quiet', g: 'pgroup', r: 'rewrite', p: 'pdeath', e: 'remap-exit',
   s: 'stop-signal', d: 'drain-delay', t: 'grace', h: 'help', V: 'version',
 };
-const TAKES_VALUE = new Set<Flag>(['rewrite', 'pdeath', 'remap-exit', 'stop-signal', 'drain-delay', 'grace']);
-const LONG = new Set<Flag>([...Object.values(SHORT), 'no-subreaper', 'subreaper', 'strict']);
+const TAKES_VALUE = new Set<Flag>([
+  'rewrite', 'pdeath', 'remap-exit', 'stop-signal', 'drain-delay', 'grace', 'status-socket', 'metrics', 'stats-file', 'log-format',
+]);
+const LONG = new Set<Flag>([...Object.values(SHORT), ...TAKES_VALUE, 'no-subreaper', 'subreaper', 'strict']);
 
 interface Given { flag: Flag; value?: string }
 
@@ -186,8 +206,19 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv): Request {
   const graceText = last('grace', env.SEXTON_GRACE);
   const grace = graceText === undefined ? 10 : parseSeconds('grace', graceText);
 
+  const socketText = last('status-socket', env.SEXTON_STATUS_SOCKET);
+  const isInit = process.pid === 1;
+  const statusSocket = socketText === undefined ? (isInit ? defaultSocketPaths() : []) : socketText === 'none' ? [] : [socketText];
+  const metricsText = last('metrics', env.SEXTON_METRICS);
+  const metrics = metricsText === undefined ? undefined : parseHostPort(metricsText);
+  if (metricsText !== undefined && !metrics) throw new UsageError(`metrics '${metricsText}': expected HOST:PORT, e.g. 0.0.0.0:9102`);
+  const statsFile = last('stats-file', env.SEXTON_STATS_FILE);
+  const logFormat = (last('log-format', env.SEXTON_LOG_FORMAT) ?? 'text') as LogFormat;
+  if (logFormat !== 'text' && logFormat !== 'json') throw new UsageError(`log-format '${logFormat}': expected text or json`);
+
   if (command.length === 0) throw new UsageError('no command given: what should sexton run?');
   return { kind: 'run', options: {
     command, verbosity, subreaper, pgroup, rewrites, pdeathSignal, remapExit, stopSignal, drainDelay, grace, strict,
+    statusSocket, metrics, statsFile, logFormat,
   } };
 }

@@ -82,16 +82,33 @@ export interface ZombieGroup {
   pid: number;
   command: string;
   zombies: number;
+  /** Age of its oldest zombie's process (the kernel keeps no time of death). */
+  oldestAgeSeconds: number;
+}
+
+/** USER_HZ: the unit of /proc's start times, 100 on every Linux architecture. */
+const TICKS_PER_SECOND = 100;
+
+function uptimeSeconds(procRoot: string): number {
+  return Number(readFileSync(`${procRoot}/uptime`, 'latin1').split(' ')[0]);
 }
 
 /** Zombies grouped by their live parent, leaving out those of `reaper` (it reaps its own). */
-export function zombiesByParent(processes: ProcessInfo[], reaper: number): ZombieGroup[] {
+export function zombiesByParent(processes: ProcessInfo[], reaper: number, procRoot = '/proc'): ZombieGroup[] {
+  const zombies = processes.filter((p) => p.state === 'Z' && p.ppid !== reaper);
+  if (zombies.length === 0) return [];
+  const now = uptimeSeconds(procRoot);
   const groups = new Map<number, ZombieGroup>();
-  for (const z of processes) {
-    if (z.state !== 'Z' || z.ppid === reaper) continue;
+  for (const z of zombies) {
+    const age = Math.max(0, now - z.startTime / TICKS_PER_SECOND);
     const group = groups.get(z.ppid);
-    if (group) group.zombies++;
-    else groups.set(z.ppid, { pid: z.ppid, command: processes.find((p) => p.pid === z.ppid)?.command ?? '?', zombies: 1 });
+    if (group) {
+      group.zombies++;
+      group.oldestAgeSeconds = Math.max(group.oldestAgeSeconds, age);
+    } else {
+      const command = processes.find((p) => p.pid === z.ppid)?.command ?? '?';
+      groups.set(z.ppid, { pid: z.ppid, command, zombies: 1, oldestAgeSeconds: age });
+    }
   }
   return [...groups.values()];
 }

@@ -1,5 +1,7 @@
-// Reap statistics: the native counters, with signals by name.
+// The one stats model: what sexton reaped, forwarded and saw, for logs, `sexton status`,
+// Prometheus and the stats file alike.
 import type { NativeCounters } from './native';
+import type { ZombieGroup } from './procfs';
 import { signalName } from './signals';
 
 export interface ReapStats {
@@ -7,12 +9,35 @@ export interface ReapStats {
   reaped: number;
   /** Reaped processes that were not the main child. */
   orphansReaped: number;
+  /** Orphans reaped, by command name. */
+  orphansByCommand: Record<string, number>;
   signals: {
     received: Record<string, number>;
     /** By the signal delivered to the child, after rewrites. */
     forwarded: Record<string, number>;
     dropped: Record<string, number>;
   };
+}
+
+export interface StatsSnapshot extends ReapStats {
+  version: string;
+  pid: number;
+  /** PID 1 of its namespace, or a subreaper below some other init. */
+  role: 'init' | 'subreaper' | 'parent';
+  uptimeSeconds: number;
+  /** starting, running, draining, stopping, killing. */
+  phase: string;
+  mainChild: {
+    pid: number;
+    command: string;
+    /** 'running' until it exits, then 'exited'. */
+    state: 'running' | 'exited';
+    exitCode?: number;
+    signal?: string;
+  };
+  /** Zombies sexton cannot reap because their live parent never waits, by parent. */
+  zombies: ZombieGroup[];
+  zombieCount: number;
 }
 
 function byName(counts: number[]): Record<string, number> {
@@ -27,6 +52,7 @@ export function toReapStats(counters: NativeCounters): ReapStats {
   return {
     reaped: counters.reaped,
     orphansReaped: counters.orphansReaped,
+    orphansByCommand: counters.orphansByCommand,
     signals: {
       received: byName(counters.received),
       forwarded: byName(counters.forwarded),
@@ -35,13 +61,43 @@ export function toReapStats(counters: NativeCounters): ReapStats {
   };
 }
 
-function describeCounts(counts: Record<string, number>): string {
-  const parts = Object.entries(counts).map(([name, n]) => `${name}×${n}`);
+function describeCounts(counts: Record<string, number>, separator = '×'): string {
+  const parts = Object.entries(counts).map(([name, n]) => `${name}${separator}${n}`);
   return parts.length === 0 ? 'none' : parts.join(' ');
+}
+
+/** The most frequent commands first. */
+export function topCommands(byCommand: Record<string, number>, limit = 5): [string, number][] {
+  return Object.entries(byCommand).sort((a, b) => b[1] - a[1]).slice(0, limit);
 }
 
 /** One line for the exit summary. */
 export function summarize(stats: ReapStats): string {
+  const top = topCommands(stats.orphansByCommand).map(([c, n]) => `${c}×${n}`).join(' ');
+  const orphans = top ? `${stats.orphansReaped} orphans: ${top}` : `${stats.orphansReaped} orphans`;
   const dropped = Object.keys(stats.signals.dropped).length > 0 ? `; dropped ${describeCounts(stats.signals.dropped)}` : '';
-  return `reaped ${stats.reaped} (${stats.orphansReaped} orphans); forwarded ${describeCounts(stats.signals.forwarded)}${dropped}`;
+  return `reaped ${stats.reaped} (${orphans}); forwarded ${describeCounts(stats.signals.forwarded)}${dropped}`;
+}
+
+/** The table `sexton status` prints. */
+export function formatStatus(s: StatsSnapshot): string {
+  const child = s.mainChild.state === 'running'
+    ? `pid ${s.mainChild.pid} running: ${s.mainChild.command}`
+    : `pid ${s.mainChild.pid} exited (${s.mainChild.signal ?? `code ${s.mainChild.exitCode}`}): ${s.mainChild.command}`;
+  const rows: [string, string][] = [
+    ['sexton', `${s.version}, pid ${s.pid} (${s.role}), up ${s.uptimeSeconds.toFixed(0)} s, ${s.phase}`],
+    ['main child', child],
+    ['reaped', `${s.reaped} (${s.orphansReaped} orphans)`],
+    ['orphans by command', topCommands(s.orphansByCommand).map(([c, n]) => `${c} ${n}`).join(', ') || 'none'],
+    ['signals received', describeCounts(s.signals.received, ' ')],
+    ['signals forwarded', describeCounts(s.signals.forwarded, ' ')],
+    ['signals dropped', describeCounts(s.signals.dropped, ' ')],
+    ['zombies', String(s.zombieCount)],
+  ];
+  const width = Math.max(...rows.map(([k]) => k.length));
+  const lines = rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`);
+  for (const z of s.zombies) {
+    lines.push(`  held by pid ${z.pid} (${z.command}): ${z.zombies}, oldest ${z.oldestAgeSeconds.toFixed(0)} s`);
+  }
+  return `${lines.join('\n')}\n`;
 }

@@ -12,7 +12,12 @@ import { loadNative, Native, NOTIFY_ONLY, ReapEvent, SignalNotice } from './nati
 import type { Options } from './options';
 import { describeState, descendantsOf, listProcesses, ProcessInfo, ZombieGroup, zombiesByParent } from './procfs';
 import { signalName } from './signals';
-import { ReapStats, summarize, toReapStats } from './stats';
+import { ReapStats, StatsSnapshot, summarize, toReapStats } from './stats';
+import { startMetricsServer } from './exporters/prometheus';
+import { StatsFile } from './exporters/stats-file';
+import { startStatusSocket, StatusSocket } from './exporters/status-socket';
+
+declare const SEXTON_VERSION: string;
 
 const { SIGTERM, SIGKILL } = constants.signals;
 /** Exit status under --strict when the child succeeded but leaked; documented in the README. */
@@ -23,7 +28,7 @@ const KILL_REPEAT_MS = 100;
 /** Exit anyway this long after SIGKILL, if something in state D refuses to go. */
 const KILL_BACKSTOP_MS = 2000;
 
-export type Phase = 'starting' | 'running' | 'draining' | 'stopping' | 'leftovers' | 'killing';
+export type Phase = 'starting' | 'running' | 'draining' | 'stopping' | 'killing';
 
 export class Supervisor {
   private phase: Phase = 'starting';
@@ -36,6 +41,9 @@ export class Supervisor {
   /** Zombies that live parents held when shutdown began: what --strict calls a leak. */
   private heldZombies: ZombieGroup[] = [];
   private readonly isInit = process.pid === 1;
+  private readonly startedAt = Date.now();
+  private statusSocket?: StatusSocket;
+  private statsFile?: StatsFile;
 
   constructor(
     private readonly options: Options,
@@ -48,6 +56,28 @@ export class Supervisor {
     return toReapStats(this.native.stats());
   }
 
+  /** Everything sexton knows, for `sexton status`, metrics and the stats file. Reads /proc. */
+  snapshot(): StatsSnapshot {
+    const zombies = this.zombieParents();
+    const exit = this.mainExit;
+    return {
+      version: typeof SEXTON_VERSION === 'string' ? SEXTON_VERSION : 'dev',
+      pid: process.pid,
+      role: this.isInit ? 'init' : this.native.isSubreaper() ? 'subreaper' : 'parent',
+      uptimeSeconds: (Date.now() - this.startedAt) / 1000,
+      phase: this.phase,
+      mainChild: {
+        pid: this.mainPid,
+        command: this.options.command.join(' '),
+        state: exit ? 'exited' : 'running',
+        ...(exit && (exit.signal ? { signal: signalName(exit.signal) } : { exitCode: exit.exitCode })),
+      },
+      ...this.stats(),
+      zombies,
+      zombieCount: zombies.reduce((sum, z) => sum + z.zombies, 0),
+    };
+  }
+
   /** Zombies sexton cannot reap because their parent lives and never waits, by parent. Reads /proc. */
   zombieParents(): ZombieGroup[] {
     return zombiesByParent(this.leftovers(), this.isInit ? 1 : process.pid);
@@ -57,7 +87,7 @@ export class Supervisor {
   private reportHeldZombies(): void {
     this.heldZombies = this.zombieParents();
     for (const g of this.heldZombies) {
-      this.log.warn(`pid ${g.pid} (${g.command}) holds ${g.zombies} zombie(s) it never waited for; no init can reap them while it lives`);
+      this.log.warn(`pid ${g.pid} (${g.command}) holds ${g.zombies} zombie(s) it never waited for; no init can reap them while it lives`, { parent: g.pid, command: g.command, zombies: g.zombies });
     }
   }
 
@@ -82,6 +112,22 @@ export class Supervisor {
     this.mainPid = result.pid;
     this.phase = 'running';
     this.log.info(`started '${options.command.join(' ')}' as pid ${result.pid}`);
+    // After the child is on its way: the exporters must not delay its start.
+    setImmediate(() => this.startExporters());
+  }
+
+  private async startExporters(): Promise<void> {
+    const { options, log } = this;
+    const snapshot = () => this.snapshot();
+    if (options.statsFile) {
+      this.statsFile = new StatsFile(options.statsFile, snapshot, log);
+      this.statsFile.watch(() => {
+        const c = this.native.stats();
+        return `${this.phase} ${c.reaped} ${c.received.reduce((a, b) => a + b, 0)}`;
+      });
+    }
+    if (options.metrics) startMetricsServer(options.metrics, snapshot, log);
+    if (options.statusSocket.length > 0) this.statusSocket = await startStatusSocket(options.statusSocket, snapshot, log);
   }
 
   private becomeReaper(): void {
@@ -175,10 +221,10 @@ export class Supervisor {
     this.phase = 'killing';
     for (const p of this.leftovers()) {
       if (p.state === 'Z') {
-        this.log.warn(`grace period over: pid ${p.pid} (${p.name}) is a zombie held by live parent ${p.ppid}; reaped once its parent dies`);
+        this.log.warn(`grace period over: pid ${p.pid} (${p.name}) is a zombie held by live parent ${p.ppid}; reaped once its parent dies`, { pid: p.pid, command: p.name, state: p.state, parent: p.ppid });
         continue;
       }
-      this.log.warn(`grace period over: killing pid ${p.pid} (${p.command}), state ${describeState(p.state)}`);
+      this.log.warn(`grace period over: killing pid ${p.pid} (${p.command}), state ${describeState(p.state)}`, { pid: p.pid, command: p.command, state: p.state });
       this.survivorsKilled++;
     }
     const killRound = () => this.signalTree(SIGKILL, this.leftovers());
@@ -224,7 +270,9 @@ export class Supervisor {
     const code = this.exitCode(stats);
     const noteworthy = this.shutdownStarted || stats.orphansReaped > 0 || this.survivorsKilled > 0;
     const killed = this.survivorsKilled ? `; killed ${this.survivorsKilled} survivor(s)` : '';
-    (noteworthy ? this.log.warn : this.log.info).call(this.log, `exiting with ${code}: ${summarize(stats)}${killed}`);
+    (noteworthy ? this.log.warn : this.log.info).call(this.log, `exiting with ${code}: ${summarize(stats)}${killed}`, { exitCode: code, ...stats });
+    this.statsFile?.write();
+    this.statusSocket?.close();
     return this.native.exit(code);
   }
 

@@ -1,0 +1,74 @@
+// The child the bench runs under each init, compiled with cc when the bench starts.
+//
+//   child signals         stamps CLOCK_MONOTONIC in its SIGUSR1 handler and prints the stamp (ns);
+//                         SIGTERM keeps its default action: a cooperative child
+//   child storm-signals   the same, with a background process that makes orphans without pause
+//   child stubborn        ignores SIGTERM
+//
+// Each mode prints "ready" once its handlers are in place: signals sent before that are racy.
+#define _GNU_SOURCE
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static void say(const char *text) {
+  ssize_t ignored = write(1, text, strlen(text));
+  (void)ignored;
+}
+
+// Runs when the forwarded signal arrives: only async-signal-safe calls (clock_gettime, write).
+static void stamp(int sig) {
+  (void)sig;
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  unsigned long long ns = (unsigned long long)now.tv_sec * 1000000000ull + (unsigned long long)now.tv_nsec;
+  char text[32];
+  int at = sizeof text;
+  text[--at] = '\n';
+  do {
+    text[--at] = (char)('0' + ns % 10);
+    ns /= 10;
+  } while (ns != 0);
+  ssize_t ignored = write(1, text + at, sizeof text - at);
+  (void)ignored;
+}
+
+// Each round forks a middle process that forks the orphan and exits at once: the orphan is
+// re-parented to PID 1, and PID 1 must reap it. SIGUSR1 is ignored here because dumb-init
+// forwards signals to the whole process group.
+static void make_orphans_forever(void) {
+  signal(SIGUSR1, SIG_IGN);
+  for (;;) {
+    pid_t middle = fork();
+    if (middle == 0) {
+      if (fork() == 0) _exit(0);
+      _exit(0);
+    }
+    if (middle > 0) waitpid(middle, NULL, 0);
+    else usleep(1000);  // EAGAIN: the pid limit; let the init catch up
+  }
+}
+
+int main(int argc, char **argv) {
+  const char *mode = argc > 1 ? argv[1] : "";
+  if (strcmp(mode, "storm-signals") == 0) {
+    if (fork() == 0) make_orphans_forever();
+    mode = "signals";
+  }
+  if (strcmp(mode, "signals") == 0) {
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = stamp;
+    action.sa_flags = SA_RESTART;
+    sigaction(SIGUSR1, &action, NULL);
+  } else if (strcmp(mode, "stubborn") == 0) {
+    signal(SIGTERM, SIG_IGN);
+  } else {
+    say("usage: child signals|storm-signals|stubborn\n");
+    return 2;
+  }
+  say("ready\n");
+  for (;;) pause();
+}

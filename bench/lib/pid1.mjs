@@ -1,0 +1,127 @@
+// Runs a command as PID 1 of a fresh PID namespace and watches it from outside.
+// unshare neither forwards signals nor reports PID 1's pid: PID 1 is unshare's child, found in
+// /proc, and signals go to it directly. SIGKILL to unshare takes the whole namespace down
+// (--kill-child), so cleaning up means killing the unshare processes this module started.
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+
+export const UNSHARE = ['unshare', '--pid', '--fork', '--mount-proc', '--kill-child', '--'];
+
+/** unshare processes still running: killed by killAll() (and on the bench's exit). */
+const live = new Set();
+
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Nanoseconds of CLOCK_MONOTONIC (libuv's hrtime), the clock the child stamps with. */
+export const now = () => process.hrtime.bigint();
+export const msBetween = (from, to) => Number(to - from) / 1e6;
+
+/** Host pids of the direct children of `pid`, over all its threads. */
+export function childrenOf(pid) {
+  const out = [];
+  try {
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      const text = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
+      if (text) out.push(...text.split(' ').map(Number));
+    }
+  } catch {
+    // gone
+  }
+  return out;
+}
+
+export async function until(probe, timeoutMs, what) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(1);
+  }
+}
+
+/**
+ * Starts `argv` as PID 1. With `lines: true` its stdout is read line by line (nextLine);
+ * otherwise stdout is discarded. stderr is kept (the first 10 kB) for error messages.
+ */
+export async function startPid1(argv, { lines = false } = {}) {
+  const proc = spawn(UNSHARE[0], [...UNSHARE.slice(1), ...argv], { stdio: ['ignore', lines ? 'pipe' : 'ignore', 'pipe'] });
+  live.add(proc);
+  let stderr = '';
+  proc.stderr.on('data', (chunk) => {
+    if (stderr.length < 10_000) stderr += chunk;
+  });
+  let hasExited = false;
+  const exited = new Promise((resolve, reject) => {
+    proc.on('error', reject);
+    proc.on('exit', (code, signal) => {
+      const at = now();
+      hasExited = true;
+      live.delete(proc);
+      resolve({ code, signal, at });
+    });
+  });
+
+  const queued = [];
+  const waiting = [];
+  if (lines) {
+    createInterface({ input: proc.stdout }).on('line', (line) => {
+      const waiter = waiting.shift();
+      if (waiter) waiter(line);
+      else queued.push(line);
+    });
+  }
+  const describe = () => `'${argv.join(' ')}'${stderr ? `, stderr: ${stderr.trim().slice(-500)}` : ''}`;
+
+  const pid1 = await Promise.race([
+    until(() => childrenOf(proc.pid)[0] ?? (hasExited ? -1 : undefined), 5000, `PID 1 of ${describe()}`),
+    exited.then(() => -1),
+  ]);
+  if (pid1 === -1) throw new Error(`PID 1 exited at once: ${describe()}`);
+
+  return {
+    pid1,
+    exited,
+    describe,
+    /** The next stdout line, or null after timeoutMs. */
+    nextLine(timeoutMs) {
+      if (queued.length > 0) return Promise.resolve(queued.shift());
+      return new Promise((resolve) => {
+        const waiter = (line) => {
+          clearTimeout(timer);
+          resolve(line);
+        };
+        const timer = setTimeout(() => {
+          waiting.splice(waiting.indexOf(waiter), 1);
+          resolve(null);
+        }, timeoutMs);
+        waiting.push(waiter);
+      });
+    },
+    /** Waits for a stdout line equal to `text`; throws after timeoutMs. */
+    async expectLine(text, timeoutMs = 5000) {
+      const line = await this.nextLine(timeoutMs);
+      if (line !== text) throw new Error(`expected '${text}' from ${describe()}, got ${JSON.stringify(line)}`);
+    },
+    signal(name) {
+      process.kill(pid1, name);
+    },
+    /** SIGKILLs the namespace and waits until unshare is gone. */
+    async kill() {
+      if (!hasExited) proc.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+/** SIGKILLs every namespace still running (bench crash, Ctrl-C, exit). */
+export function killAll() {
+  for (const proc of live) {
+    try {
+      proc.kill('SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  live.clear();
+}

@@ -1,0 +1,41 @@
+// Startup: how much later `INIT /bin/true` ends than `/bin/true` alone, both run as PID 1 of a
+// fresh namespace. Each round times every command once, in a rotating order, and subtracts that
+// round's /bin/true: the namespace, unshare and spawnSync costs cancel, and noise hits both
+// sides of each pair alike. Bare `node -e 0` is measured the same way: it is Node's floor.
+import { spawnSync } from 'node:child_process';
+import { msBetween, now, UNSHARE } from '../lib/pid1.mjs';
+import { median, rotate } from '../lib/stats.mjs';
+
+export const NODE_FLOOR = 'node -e 0';
+
+function timeAsPid1(argv) {
+  const started = now();
+  const result = spawnSync(UNSHARE[0], [...UNSHARE.slice(1), ...argv], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const ms = msBetween(started, now());
+  if (result.status !== 0) throw new Error(`'${argv.join(' ')}' as PID 1 failed (${result.status ?? result.signal}): ${String(result.stderr).trim()}`);
+  return ms;
+}
+
+export async function measureStartup(candidates, { rounds }) {
+  const alone = { name: 'true', argv: ['/bin/true'] };
+  const timed = [
+    { name: NODE_FLOOR, argv: [process.execPath, '-e', '0'] },
+    ...candidates.map((c) => ({ name: c.name, argv: c.argv(['/bin/true']) })),
+  ];
+  const entries = [alone, ...timed];
+  const extra = new Map(timed.map((e) => [e.name, []]));
+  const aloneMs = [];
+  for (const entry of entries) timeAsPid1(entry.argv);  // warm the page cache
+  for (let round = 0; round < rounds; round++) {
+    const ms = new Map();
+    for (const entry of rotate(entries, round)) ms.set(entry.name, timeAsPid1(entry.argv));
+    aloneMs.push(ms.get('true'));
+    for (const entry of timed) extra.get(entry.name).push(ms.get(entry.name) - ms.get('true'));
+  }
+  return {
+    rounds,
+    trueMs: median(aloneMs),
+    floorMs: median(extra.get(NODE_FLOOR)),
+    ms: Object.fromEntries(candidates.map((c) => [c.name, median(extra.get(c.name))])),
+  };
+}
