@@ -133,6 +133,10 @@ Napi::Value SignalRange(const Napi::CallbackInfo& info) {
   return out;
 }
 
+Napi::Value ExecSelf(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), exec_self(string_array(info[0]), string_array(info[1])));
+}
+
 Napi::Value Exit(const Napi::CallbackInfo& info) { exit_now(info[0].As<Napi::Number>()); }
 
 }  // namespace
@@ -151,6 +155,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("isSubreaper", Napi::Function::New(env, IsSubreaper));
   exports.Set("setParentDeathSignal", Napi::Function::New(env, SetParentDeathSignal));
   exports.Set("signalRange", Napi::Function::New(env, SignalRange));
+  exports.Set("execSelf", Napi::Function::New(env, ExecSelf));
   exports.Set("exit", Napi::Function::New(env, Exit));
   return exports;
 }

@@ -9,14 +9,15 @@
 // The definitions are hidden: every object of the addon (ours and the static libstdc++.a and
 // libgcc_eh.a members) binds to them at link time, and nothing is exported. test/glibc.test.ts
 // checks the result with objdump -T.
+#define _GNU_SOURCE
+#include <stdint.h>  // defines __GLIBC__ when the C library is glibc
+
 #if defined(__linux__) && defined(__GLIBC__)
 
-#define _GNU_SOURCE
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <sys/random.h>
 
@@ -69,7 +70,11 @@ HIDDEN int __pthread_key_create(pthread_key_t* key, void (*destructor)(void*)) {
 }
 HIDDEN int pthread_key_delete(pthread_key_t key) { return old_pthread_key_delete(key); }
 HIDDEN void* pthread_getspecific(pthread_key_t key) { return old_pthread_getspecific(key); }
+// pthread.h marks the value as never read, which GCC then reports for passing it on.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 HIDDEN int pthread_setspecific(pthread_key_t key, const void* value) { return old_pthread_setspecific(key, value); }
+#pragma GCC diagnostic pop
 HIDDEN int pthread_sigmask(int how, const sigset_t* set, sigset_t* old) { return old_pthread_sigmask(how, set, old); }
 
 // "Not known to be single-threaded": libstdc++ then always uses atomic reference counts,
@@ -94,6 +99,7 @@ HIDDEN uint32_t arc4random(void) {
 // libgcc's unwinder asks _dl_find_object (2.35) for the object holding a return address and has
 // no other way to find unwind tables once it was built for a glibc that has it. We answer from
 // dl_iterate_phdr (2.2.5), which is what the unwinder itself used before.
+#ifdef DLFO_STRUCT_HAS_EH_DBASE  // the build machine's glibc has _dl_find_object
 #if DLFO_STRUCT_HAS_EH_DBASE || DLFO_STRUCT_HAS_EH_COUNT
 #error "glibc_compat.c: this architecture's dl_find_object needs more fields"
 #endif
@@ -132,5 +138,6 @@ HIDDEN int _dl_find_object(void* address, struct dl_find_object* result) {
   struct lookup lookup = {(uintptr_t)address, result};
   return dl_iterate_phdr(find_object, &lookup) == 1 ? 0 : -1;
 }
+#endif  // DLFO_STRUCT_HAS_EH_DBASE
 
-#endif
+#endif  // glibc

@@ -1,4 +1,6 @@
 #pragma once
+#include <string>
+#include <vector>
 
 namespace sexton {
 
@@ -16,6 +18,10 @@ int signal_every_process(int signal);
 // Signals one process found by a /proc scan, only if pid still names the process that was
 // scanned (same start time): pids are reused within a fraction of a second here.
 int signal_process(int pid, int signal, unsigned long long start_time);
+
+// Replaces sexton with a fresh copy of itself (same pid, so PID 1 stays PID 1).
+// Returns only on failure, with errno.
+int exec_self(const std::vector<std::string>& argv, const std::vector<std::string>& env);
 
 [[noreturn]] void exit_now(int code);
 

@@ -1,6 +1,8 @@
 // sexton's entry point: guard PID 1, parse the command line, hand over to the supervisor.
 import { writeSync } from 'node:fs';
+import { errnoName } from './command';
 import { Logger } from './log';
+import { loadNative } from './native';
 import { parseArgs, USAGE, USAGE_EXIT, UsageError } from './options';
 import { statusMain } from './status-command';
 import { Supervisor } from './supervisor';
@@ -24,6 +26,33 @@ function disableChildProcess(): void {
 function keepInitAlive(log: Logger): void {
   process.on('uncaughtException', (error) => log.error(`internal error (sexton keeps running): ${error.stack ?? error}`));
   process.on('unhandledRejection', (reason) => log.error(`internal error (sexton keeps running): ${reason}`));
+}
+
+/** Node options that put code into the process: a preload, a loader, an inspector. */
+const CODE_IN_PID1 = /(?:^|\s)(?:-r|--require|--import|--loader|--experimental-loader|--inspect[\w-]*)(?=[\s=]|$)/;
+const APP_NODE_OPTIONS = 'SEXTON_APP_NODE_OPTIONS';
+
+/**
+ * NODE_OPTIONS meant for a Node app is read by sexton's own Node too, before any of sexton's
+ * code runs: an APM preload or an inspector would live inside PID 1 for good. When it holds
+ * such options, sexton starts itself again without them (same pid) and hands the variable,
+ * unchanged, to the child. Plain options (--max-old-space-size) cost nothing and stay.
+ */
+function shedNodeOptions(log: Logger): void {
+  const saved = process.env[APP_NODE_OPTIONS];
+  if (saved !== undefined) {
+    delete process.env[APP_NODE_OPTIONS];
+    process.env.NODE_OPTIONS = saved;  // the child's environment is sexton's own
+    return;
+  }
+  const options = process.env.NODE_OPTIONS;
+  if (!options || !CODE_IN_PID1.test(options)) return;
+  const env = Object.entries(process.env)
+    .filter(([name]) => name !== 'NODE_OPTIONS')
+    .map(([name, value]) => `${name}=${value}`);
+  env.push(`${APP_NODE_OPTIONS}=${options}`);
+  const errno = loadNative().execSelf([process.execPath, ...process.execArgv, __filename, ...process.argv.slice(2)], env);
+  log.warn(`NODE_OPTIONS preloads ran inside sexton and could not be shed (execve: ${errnoName(errno)})`);
 }
 
 function write(fd: number, text: string): void {
@@ -59,6 +88,7 @@ export function main(argv: string[]): void {
   if (request.kind === 'version') return write(1, `sexton ${SEXTON_VERSION}\n`);
   const log = new Logger(request.options.verbosity, request.options.logFormat);
   keepInitAlive(log);
+  shedNodeOptions(log);
   new Supervisor(request.options, log).start();
 }
 

@@ -57,6 +57,8 @@ export interface Native {
   isSubreaper(): boolean;
   setParentDeathSignal(signal: number): boolean;
   signalRange(): { rtmin: number; rtmax: number };
+  /** execve(argv[0], argv, env) after clearing close-on-exec on stdio; returns errno on failure. */
+  execSelf(argv: string[], env: string[]): number;
   exit(code: number): never;
 }
 

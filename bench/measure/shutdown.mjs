@@ -1,0 +1,62 @@
+// Shutdown: SIGTERM to PID 1 until the namespace is gone (unshare exits when PID 1 does).
+// A cooperative child dies of the forwarded SIGTERM; a stubborn one ignores it, and only an
+// init with a grace period (sexton --grace 1) ends it. The peers have none: they are given
+// PEER_WAIT_MS and then killed, all at once since they only wait.
+import { msBetween, now, sleep, startPid1 } from '../lib/pid1.mjs';
+import { median, rotate } from '../lib/stats.mjs';
+
+export const GRACE_S = 1;
+/** A shutdown that takes longer than this is a failure of the bench, not a slow init. */
+const EXIT_TIMEOUT_MS = 10_000;
+
+async function timeTermToExit(argv) {
+  const run = await startPid1(argv, { lines: true });
+  try {
+    await run.expectLine('ready');
+    const sent = now();
+    run.signal('SIGTERM');
+    const exit = await Promise.race([run.exited, sleep(EXIT_TIMEOUT_MS).then(() => null)]);
+    if (exit === null) throw new Error(`${run.describe()} did not exit ${EXIT_TIMEOUT_MS} ms after SIGTERM`);
+    return msBetween(sent, exit.at);
+  } finally {
+    await run.kill();
+  }
+}
+
+async function peersIgnoringTerm(peers, child, waitMs) {
+  const runs = [];
+  try {
+    for (const c of peers) runs.push(await startPid1(c.argv([child, 'stubborn']), { lines: true }));
+    await Promise.all(runs.map((run) => run.expectLine('ready')));
+    const sent = now();
+    for (const run of runs) run.signal('SIGTERM');
+    const ended = runs.map(() => null);
+    runs.forEach((run, i) => run.exited.then((exit) => (ended[i] = msBetween(sent, exit.at))));
+    await sleep(waitMs);
+    return Object.fromEntries(peers.map((c, i) => [c.name, { ms: ended[i], killedAtMs: ended[i] === null ? waitMs : undefined }]));
+  } finally {
+    await Promise.all(runs.map((run) => run.kill()));
+  }
+}
+
+export async function measureShutdown(candidates, child, { rounds, stubbornRounds, peerWaitMs }) {
+  const term = new Map(candidates.map((c) => [c.name, []]));
+  for (let round = 0; round < rounds; round++) {
+    for (const c of rotate(candidates, round)) term.get(c.name).push(await timeTermToExit(c.argv([child, 'signals'])));
+  }
+  const [sexton, ...peers] = candidates;
+  const stubbornMs = [];
+  for (let round = 0; round < stubbornRounds; round++) {
+    stubbornMs.push(await timeTermToExit(sexton.argv([child, 'stubborn'], { grace: GRACE_S })));
+  }
+  const stubborn = {
+    [sexton.name]: { ms: median(stubbornMs), worstMs: Math.max(...stubbornMs), bestMs: Math.min(...stubbornMs) },
+    ...(await peersIgnoringTerm(peers, child, peerWaitMs)),
+  };
+  return {
+    rounds,
+    graceS: GRACE_S,
+    termMs: Object.fromEntries([...term].map(([name, ms]) => [name, median(ms)])),
+    stubborn,
+  };
+}

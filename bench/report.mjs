@@ -1,0 +1,173 @@
+// Turns the measurements into tables (one row per init, ratio to tini in parentheses), the
+// budget's PASS/MISS lines, and bench/RESULTS.md.
+import { NODE_FLOOR } from './measure/startup.mjs';
+
+const REFERENCE = 'tini';
+const MiB = 1024;  // memory is read in KiB
+
+function number(value, digits) {
+  if (value === null || value === undefined || Number.isNaN(value)) return '—';
+  if (value === Infinity) return '∞';
+  if (digits !== undefined) return value.toFixed(digits);
+  return Math.abs(value) >= 100 ? value.toFixed(0) : Math.abs(value) >= 10 ? value.toFixed(1) : value.toFixed(2);
+}
+
+/** "value (ratio×)" for every row but tini's own. */
+function withRatio(name, value, reference, digits) {
+  const text = number(value, digits);
+  if (name === REFERENCE || !Number.isFinite(value) || !Number.isFinite(reference)) return text;
+  if (reference === 0) return value === 0 ? `${text} (=)` : text;
+  return `${text} (${(value / reference).toFixed(2)}×)`;
+}
+
+function table(header, rows) {
+  const lines = [`| ${header.join(' | ')} |`, `|${header.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`];
+  for (const row of rows) lines.push(`| ${row.join(' | ')} |`);
+  return lines.join('\n');
+}
+
+/** One cell per init for metric `pick`, with its ratio to tini. */
+function cells(names, pick, digits) {
+  const reference = pick(REFERENCE);
+  return (name) => withRatio(name, pick(name), reference, digits);
+}
+
+export function tables(r, names) {
+  const { startup, idle, signals, storm, shutdown } = r;
+  const mem = (key) => cells(names, (n) => idle.byCandidate[n].memory[key] / MiB, 1);
+  const startupCell = cells(names, (n) => startup.ms[n]);
+  const memoryTable = table(
+    ['init', 'startup (ms)', 'VmRSS (MiB)', 'RssAnon (MiB)', 'RssFile (MiB)', 'Pss (MiB)'],
+    [
+      ...names.map((n) => [n, startupCell(n), mem('vmRss')(n), mem('rssAnon')(n), mem('rssFile')(n), mem('pss')(n)]),
+      [`${NODE_FLOOR} (Node's floor)`, withRatio(NODE_FLOOR, startup.floorMs, startup.ms[REFERENCE]), '', '', '', ''],
+    ],
+  );
+
+  const sig = (mode, key) => cells(names, (n) => signals[mode][n][key]);
+  const wakeups = cells(names, (n) => idle.byCandidate[n].wakeups, 0);
+  const signalTable = table(
+    [
+      'init', `idle wake-ups (${idle.windowMs / 1000} s)`, 'signal median (µs)', 'signal p99 (µs)',
+      'storm: signal median (µs)', 'storm: signal p99 (µs)', 'signals lost', 'storm: pids/s',
+    ],
+    names.map((n) => [
+      n, wakeups(n), sig('idle', 'medianUs')(n), sig('idle', 'p99Us')(n), sig('storm', 'medianUs')(n), sig('storm', 'p99Us')(n),
+      `${signals.idle[n].lost} / ${signals.storm[n].lost}`, number(signals.stormForksPerSecond[n], 0),
+    ]),
+  );
+
+  const st = (key, digits) => cells(names, (n) => storm.byCandidate[n][key], digits);
+  const term = cells(names, (n) => shutdown.termMs[n]);
+  const stubborn = (n) => {
+    const s = shutdown.stubborn[n];
+    if (s.ms === null) return `never (killed at ${s.killedAtMs / 1000} s)`;
+    return s.bestMs === undefined ? number(s.ms) : `${number(s.ms)} (${number(s.bestMs)}–${number(s.worstMs)})`;
+  };
+  const shutdownTable = table(
+    ['init', `storm peak zombies (${storm.size} orphans)`, 'zombies +100 ms', 'drain (ms)', 'TERM → exit (ms)', `stubborn child, --grace ${shutdown.graceS} (ms)`],
+    names.map((n) => [n, st('peak', 0)(n), st('after100', 0)(n), st('drainMs')(n), term(n), stubborn(n)]),
+  );
+  return { memoryTable, signalTable, shutdownTable };
+}
+
+/** The performance budget of issue 7: each line PASS or MISS, with the numbers behind it. */
+export function budget(r) {
+  const s = 'sexton';
+  const t = REFERENCE;
+  const lines = [];
+  const check = (pass, what, detail) => lines.push({ pass, what, detail });
+  const ratio = (a, b) => (b === 0 ? (a === 0 ? 1 : Infinity) : a / b);
+  const us = (v) => `${number(v)} µs`;
+  const ms = (v) => `${number(v)} ms`;
+
+  const sigIdle = r.signals.idle;
+  check(ratio(sigIdle[s].medianUs, sigIdle[t].medianUs) <= 1.5, 'signal median ≤ 1.5× tini',
+    `${us(sigIdle[s].medianUs)} vs ${us(sigIdle[t].medianUs)} (${number(ratio(sigIdle[s].medianUs, sigIdle[t].medianUs))}×)`);
+  check(r.signals.storm[s].p99Us <= 2000, 'signal p99 under the storm ≤ 2 ms', `${us(r.signals.storm[s].p99Us)} (tini ${us(r.signals.storm[t].p99Us)})`);
+  const lost = sigIdle[s].lost + r.signals.storm[s].lost;
+  check(lost === 0, 'no signal lost', `${lost} of ${2 * r.signals.signals}`);
+
+  const term = r.shutdown.termMs;
+  check(ratio(term[s], term[t]) <= 2, 'TERM → exit ≤ 2× tini', `${ms(term[s])} vs ${ms(term[t])} (${number(ratio(term[s], term[t]))}×)`);
+
+  const storm = r.storm.byCandidate;
+  check(storm[s].peak <= storm[t].peak, 'storm peak ≤ tini', `${storm[s].peak} vs ${storm[t].peak} zombies`);
+  check(storm[s].worstAfter100 === 0, '0 zombies 100 ms after the storm', `${storm[s].worstAfter100} at worst over ${r.storm.rounds} round(s)`);
+
+  const idle = r.idle.byCandidate[s];
+  const threads = Object.entries(idle.wakeupsByThread).map(([name, n]) => `${name} ${n}`).join(', ');
+  check(idle.wakeups === 0, 'idle wake-ups 0', `${idle.wakeups} in ${r.idle.windowMs / 1000} s${threads ? ` (${threads})` : ''}`);
+
+  const { startup } = r;
+  check(startup.ms[s] <= startup.floorMs + 5, `startup ≤ ${NODE_FLOOR} + 5 ms`,
+    `${ms(startup.ms[s])} vs ${ms(startup.floorMs)} + 5 ms (${ms(startup.ms[s] - startup.floorMs)} over Node)`);
+  check(idle.memory.rssAnon <= 8 * MiB, 'RssAnon ≤ 8 MiB', `${number(idle.memory.rssAnon / MiB, 1)} MiB`);
+
+  const stubborn = r.shutdown.stubborn[s];
+  const graceMs = r.shutdown.graceS * 1000;
+  const off = Math.max(Math.abs(stubborn.bestMs - graceMs), Math.abs(stubborn.worstMs - graceMs));
+  check(off <= 50, 'stubborn child ends at the grace period ± 50 ms',
+    `${ms(stubborn.bestMs)}–${ms(stubborn.worstMs)} for --grace ${r.shutdown.graceS} (${number(off)} ms off at worst)`);
+  return lines;
+}
+
+export function budgetText(lines) {
+  return lines.map((l) => `${l.pass ? 'PASS' : 'MISS'}  ${l.what}: ${l.detail}`).join('\n');
+}
+
+export function resultsMarkdown({ date, command, machine, versions, settings }, r, budgetLines, names) {
+  const t = tables(r, names);
+  const versionLines = Object.entries(versions).map(([name, v]) => `- ${name} ${v}`).join('\n');
+  return `# sexton benchmark results
+
+Written by \`${command}\` (bench/run.mjs) on ${date}. Every init runs as PID 1 of a fresh PID
+namespace (\`unshare --pid --fork --mount-proc --kill-child\`), candidates interleaved in one run.
+Medians; ratios to tini in parentheses.
+
+## Machine
+
+- ${machine.nproc} CPUs (${machine.cpu}), ${machine.memory} memory
+- kernel ${machine.kernel}
+
+## Versions
+
+${versionLines}
+
+## Settings
+
+${settings}
+
+## Startup and memory
+
+Startup: \`INIT /bin/true\` minus \`/bin/true\` alone as PID 1, paired per round (/bin/true alone:
+${number(r.startup.trueMs)} ms). Memory of PID 1 while its child sleeps: /proc/PID/status and
+smaps_rollup.
+
+${t.memoryTable}
+
+## Idle and signals
+
+Idle wake-ups: context switches of every thread of PID 1 while its child sleeps. Signal latency:
+from the bench's \`kill(PID 1, SIGUSR1)\` to the child's handler, both stamping CLOCK_MONOTONIC,
+${r.signals.signals} signals per init and condition; under the storm a background process in the
+namespace makes orphans without pause (pids/s: the machine's pid allocation rate meanwhile).
+
+${t.signalTable}
+
+## Orphan storm and shutdown
+
+Storm: the harness's storm workload (${r.storm.size} orphans at once); zombies are PID 1's children
+in state Z, sampled about every millisecond; drain is measured from the workload's "storm-done".
+TERM → exit: from \`kill(PID 1, SIGTERM)\` until the namespace is gone, with a child that dies of
+SIGTERM; the stubborn child ignores it (min–max for sexton).
+
+${t.shutdownTable}
+
+## Budget
+
+\`\`\`
+${budgetText(budgetLines)}
+\`\`\`
+`;
+}

@@ -1,0 +1,115 @@
+#!/usr/bin/env node
+// sexton's benchmark against tini, tini-static, dumb-init and catatonit (issue 7).
+//
+//   npm run bench                    full run; writes bench/RESULTS.md; exits 1 on a budget MISS
+//   node bench/run.mjs --quick       under a minute, fewer rounds; MISSes are printed, not fatal
+//   node bench/run.mjs --no-write    do not write bench/RESULTS.md
+//
+// Any crash of the bench itself exits non-zero, in both modes. Every namespace the bench
+// starts is SIGKILLed by pid when it ends, however it ends.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { killAll } from './lib/pid1.mjs';
+import { candidates, compileChild, ensurePeers, machine, requireBuilt, ROOT, versions } from './lib/setup.mjs';
+import { measureIdle } from './measure/idle.mjs';
+import { measureShutdown } from './measure/shutdown.mjs';
+import { measureSignals } from './measure/signals.mjs';
+import { measureStartup } from './measure/startup.mjs';
+import { measureStorm } from './measure/storm.mjs';
+import { budget, budgetText, resultsMarkdown, tables } from './report.mjs';
+
+const RESULTS = path.join(ROOT, 'bench', 'RESULTS.md');
+
+const SETTINGS = {
+  full: {
+    startup: { rounds: 40 },
+    idle: { rounds: 3, windowMs: 5000 },
+    signals: { blocks: 4, perBlock: 100 },
+    storm: { rounds: 5, size: 2000 },
+    shutdown: { rounds: 20, stubbornRounds: 5, peerWaitMs: 3000 },
+  },
+  quick: {
+    startup: { rounds: 8 },
+    idle: { rounds: 1, windowMs: 1000 },
+    signals: { blocks: 1, perBlock: 200 },
+    storm: { rounds: 1, size: 1000 },
+    shutdown: { rounds: 5, stubbornRounds: 1, peerWaitMs: 1500 },
+  },
+};
+
+const log = (message) => process.stderr.write(`bench: ${message}\n`);
+
+function describeSettings(s) {
+  return [
+    `- startup: ${s.startup.rounds} rounds (plus one warm-up)`,
+    `- memory and idle wake-ups: ${s.idle.rounds} round(s) of ${s.idle.windowMs / 1000} s, after 1 s of settling`,
+    `- signals: ${s.signals.blocks} block(s) of ${s.signals.perBlock} per init and condition`,
+    `- orphan storm: ${s.storm.rounds} round(s) of ${s.storm.size} orphans`,
+    `- TERM → exit: ${s.shutdown.rounds} rounds; stubborn child: ${s.shutdown.stubbornRounds} round(s) for sexton, peers watched for ${s.shutdown.peerWaitMs / 1000} s`,
+  ].join('\n');
+}
+
+/** Hand-written notes under "## Notes" in RESULTS.md survive a rewrite. */
+function keptNotes() {
+  if (!existsSync(RESULTS)) return '';
+  const text = readFileSync(RESULTS, 'utf8');
+  const at = text.indexOf('\n## Notes');
+  return at < 0 ? '' : text.slice(at);
+}
+
+async function main(args) {
+  const quick = args.includes('--quick');
+  const write = !quick && !args.includes('--no-write');
+  const settings = SETTINGS[quick ? 'quick' : 'full'];
+
+  requireBuilt();
+  ensurePeers(log);
+  const child = compileChild();
+  process.on('exit', child.remove);
+  const inits = candidates();
+  const names = inits.map((c) => c.name);
+
+  const started = Date.now();
+  const step = async (what, measure) => {
+    log(`${what}…`);
+    return measure();
+  };
+  const results = {
+    startup: await step('startup', () => measureStartup(inits, settings.startup)),
+    idle: await step('memory and idle wake-ups', () => measureIdle(inits, settings.idle)),
+    signals: await step('signal latency, idle and under an orphan storm', () => measureSignals(inits, child.binary, settings.signals)),
+    storm: await step('orphan storm', () => measureStorm(inits, settings.storm)),
+    shutdown: await step('TERM → exit', () => measureShutdown(inits, child.binary, settings.shutdown)),
+  };
+  log(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+
+  const t = tables(results, names);
+  const lines = budget(results);
+  process.stdout.write(`\n${t.memoryTable}\n\n${t.signalTable}\n\n${t.shutdownTable}\n\n${budgetText(lines)}\n`);
+
+  if (write) {
+    const meta = {
+      date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+      command: ['npm run bench', ...args].join(' '),
+      machine: machine(),
+      versions: versions(),
+      settings: describeSettings(settings),
+    };
+    writeFileSync(RESULTS, resultsMarkdown(meta, results, lines, names) + keptNotes());
+    log(`wrote ${path.relative(process.cwd(), RESULTS)}`);
+  }
+  const misses = lines.filter((l) => !l.pass).length;
+  if (misses > 0) log(`${misses} budget MISS(es)${quick ? ' (not fatal with --quick)' : ''}`);
+  return quick || misses === 0 ? 0 : 1;
+}
+
+process.on('exit', killAll);
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => process.exit(130));
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error) => {
+    log(`crashed: ${error.stack ?? error}`);
+    process.exit(2);
+  },
+);

@@ -1,0 +1,209 @@
+// The harness (issue 4): each workload leaks as PID 1 without an init and leaks nothing under
+// sexton; the zombie pod's parents are named; `--init 'tini --'` works; `sexton --strict` turns a
+// leak into a failing exit status. Every run is a real PID namespace, bounded by the harness's own
+// timeouts; afterEach SIGKILLs any run a failed test left behind.
+import * as path from 'node:path';
+import { afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { assertNoZombieLeak, formatReport, runAsPid1 as runUnderInit, runWorkload, type WorkloadReport } from '../src/harness/index';
+import { FIXTURES, killLeftovers, requireBuilt, runAsPid1 } from './support/pid1';
+import { harnessCli, killHarnessRuns, parseJsonReport, requireTini } from './support/harness';
+
+const ORPHANS = 100;
+const STORM = 500;
+const EXHAUSTION_SECONDS = 2;
+const PARENTS = 10;
+/** sexton's closing summary: "reaped N (M orphans)". */
+const SUMMARY = /reaped (\d+) \((\d+) orphans\)/;
+
+beforeAll(requireBuilt);
+afterEach(() => {
+  killHarnessRuns();
+  killLeftovers();
+});
+
+/** The zombie-N names of the parents a report or sexton's log blames, sorted. */
+function zombieNames(parents: { command: string }[]): string[] {
+  return parents.map((p) => /zombie-\d+/.exec(p.command)?.[0] ?? p.command).sort();
+}
+const ALL_PARENTS = Array.from({ length: PARENTS }, (_, i) => `zombie-${i + 1}`).sort();
+
+/** A run that leaked without an init: PID 1 ignored SIGTERM (no handler) and had to be killed. */
+function expectKilledNoInit(report: WorkloadReport): void {
+  expect(report.init).toBe('none');
+  expect(report.timedOut).toBe(true);
+  expect(report.exitCode).toBeNull();
+  expect(() => assertNoZombieLeak(report)).toThrow(/zombie leak under init 'none'/);
+}
+
+/** A run sexton cleaned up: stopped by SIGTERM, PID 1 exited by itself with 128+15. */
+function expectStoppedBySexton(report: WorkloadReport): void {
+  expect(report.init).toBe('sexton');
+  expect(report.timedOut, report.stderr).toBe(false);
+  expect(report.exitCode, report.stderr).toBe(143);
+  expect(report.stderr).toMatch(/sexton: exiting with 143/);
+}
+
+describe('orphans (through the CLI, --json)', () => {
+  test('--init none: every orphan stays a zombie until the namespace is killed; exit 1', async () => {
+    const run = await harnessCli(['orphans', '--init', 'none', '--json', '--size', String(ORPHANS)]);
+    expect(run.exitCode, run.stderr).toBe(1);
+    const report = parseJsonReport(run);
+    // The documented fields, with their types.
+    expect(report).toMatchObject({
+      workload: 'orphans', init: 'none', eagain: 0, exitCode: null,
+      peakZombies: ORPHANS, zombiesAtEnd: ORPHANS, zombieParents: [],
+    });
+    expect(report.durationMs).toEqual(expect.any(Number));
+    const samples = report.samples as { atMs: number; zombies: number; processes: number }[];
+    expect(samples.length).toBeGreaterThan(10);
+    for (const s of samples) expect(s).toEqual({ atMs: expect.any(Number), zombies: expect.any(Number), processes: expect.any(Number) });
+    // They pile up and remain: the last sample, after SIGTERM, still has every one of them.
+    expect(samples.at(-1)?.zombies).toBe(ORPHANS);
+    expect(samples.map((s) => s.atMs)).toEqual([...samples.map((s) => s.atMs)].sort((a, b) => a - b));
+  });
+
+  test('under sexton (the default): no zombie piles up, none is left; exit 0', async () => {
+    const run = await harnessCli(['orphans', '--json', '--size', String(ORPHANS)]);
+    expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+    const report = parseJsonReport(run);
+    expect(report).toMatchObject({
+      workload: 'orphans', init: 'sexton', exitCode: 143, timedOut: false, zombiesAtEnd: 0, eagain: 0, zombieParents: [],
+    });
+    expect(report.peakZombies).toBeLessThan(20);  // only between an exit and the reaper's next wait
+    const [, reaped, orphans] = SUMMARY.exec(String(report.stderr)) ?? [];
+    expect(Number(orphans), String(report.stderr)).toBe(ORPHANS);
+    expect(Number(reaped)).toBe(ORPHANS + 1);  // and the workload itself
+  });
+
+  test('bad input exits 2 with a message', async () => {
+    const unknown = await harnessCli(['no-such-workload']);
+    expect(unknown.exitCode).toBe(2);
+    expect(unknown.stderr).toMatch(/unknown workload 'no-such-workload'/);
+    const size = await harnessCli(['storm', '--size', '0']);
+    expect(size.exitCode).toBe(2);
+    expect(size.stderr).toMatch(/--size/);
+  });
+});
+
+describe('storm', () => {
+  test('--init none: all zombies remain, 100 ms after the storm and at the end; never drained', async () => {
+    const report = await runWorkload('storm', { init: 'none', size: STORM });
+    expectKilledNoInit(report);
+    expect(report.peakZombies).toBe(STORM);
+    expect(report.zombiesAtEnd).toBe(STORM);
+    expect(report.zombiesAfter100ms).toBeGreaterThan(STORM * 0.9);
+    expect(report.drainMs).toBeNull();
+  });
+
+  test('under sexton: no zombie 100 ms after the storm, none at the end', async () => {
+    const report = await runWorkload('storm', { init: 'sexton', size: STORM });
+    expectStoppedBySexton(report);
+    expect(report.zombiesAfter100ms).toBe(0);
+    expect(report.zombiesAtEnd).toBe(0);
+    expect(report.drainMs).not.toBeNull();
+    expect(report.peakZombies).toBeLessThan(STORM / 5);
+    expect(Number(SUMMARY.exec(report.stderr)?.[2])).toBe(STORM);
+  });
+});
+
+describe('pid-exhaustion (pids cgroup, limit 200)', () => {
+  test('--init none: zombies fill the limit and fork fails with EAGAIN', async () => {
+    const report = await runWorkload('pid-exhaustion', { init: 'none', size: EXHAUSTION_SECONDS });
+    expectKilledNoInit(report);
+    expect(report.eagain).toBeGreaterThan(0);
+    expect(report.peakZombies).toBeGreaterThan(150);  // the limit, less the few live processes
+  });
+
+  test('under sexton: fork never fails', async () => {
+    const report = await runWorkload('pid-exhaustion', { init: 'sexton', size: EXHAUSTION_SECONDS });
+    expectStoppedBySexton(report);
+    expect(report.eagain).toBe(0);
+    expect(report.zombiesAtEnd).toBe(0);
+    // Far more orphans than the limit went through: only reaping made room for them.
+    expect(Number(SUMMARY.exec(report.stderr)?.[2])).toBeGreaterThan(200);
+  });
+});
+
+describe('zombie-pod', () => {
+  test('--init none: zombie-1..10 hold their zombies, and PID 1 ignores SIGTERM until killed', async () => {
+    const report = await runWorkload('zombie-pod', { init: 'none' });
+    expectKilledNoInit(report);
+    expect(report.zombiesAtEnd).toBe(PARENTS);
+    expect(zombieNames(report.zombieParents)).toEqual(ALL_PARENTS);
+  });
+
+  test('under sexton: the parents are named, and after the stop every zombie is reaped and PID 1 exits', async () => {
+    const report = await runWorkload('zombie-pod', { init: 'sexton' });
+    // (a) While it runs: no init can reap these, so the report blames each parent, by pid and command.
+    expect(report.zombiesAtEnd).toBe(PARENTS);
+    expect(zombieNames(report.zombieParents)).toEqual(ALL_PARENTS);
+    for (const parent of report.zombieParents) {
+      expect(parent.pid).toBeGreaterThan(1);
+      expect(parent.zombies).toBeGreaterThanOrEqual(1);
+    }
+    expect(() => assertNoZombieLeak(report)).toThrow(/zombie-1\b/);
+    expect(formatReport(report)).toMatch(/live parents holding zombies[\s\S]*zombie-10/);
+
+    // sexton's own log at shutdown names the same parents, with the same (namespace) pids.
+    const held = [...report.stderr.matchAll(/sexton: pid (\d+) \((.*?)\) holds (\d+) zombie\(s\)/g)]
+      .map(([, pid, command, zombies]) => ({ pid: Number(pid), command, zombies: Number(zombies) }));
+    expect(zombieNames(held), report.stderr).toEqual(ALL_PARENTS);
+    expect(held.map((p) => p.pid).sort()).toEqual(report.zombieParents.map((p) => p.pid).sort());
+
+    // (b) After SIGTERM: the parents ignore it, die at the 2 s grace period, and sexton reaps them
+    // and their re-parented zombies, then exits by itself: main child + 10 parents + 10 zombies.
+    expectStoppedBySexton(report);
+    expect(report.durationMs).toBeGreaterThanOrEqual(2000 + 2000);  // stop after 2 s, then the grace period
+    expect(report.stderr).toMatch(new RegExp(`killed ${PARENTS} survivor\\(s\\)`));
+    expect(report.stderr).not.toMatch(/still there after SIGKILL/);
+    const [, reaped, orphans] = SUMMARY.exec(report.stderr) ?? [];
+    expect(Number(orphans), report.stderr).toBe(2 * PARENTS);
+    expect(Number(reaped)).toBe(2 * PARENTS + 1);
+  });
+});
+
+test("--init 'tini --' runs another init as PID 1 (CLI, --json)", async () => {
+  requireTini();
+  const run = await harnessCli(['storm', '--init', 'tini --', '--json', '--size', String(STORM)]);
+  expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+  expect(parseJsonReport(run)).toMatchObject({
+    workload: 'storm', init: 'tini --', exitCode: 143, timedOut: false, zombiesAtEnd: 0, zombiesAfter100ms: 0,
+  });
+});
+
+describe('sexton --strict as PID 1', () => {
+  const script = (name: string) => path.join(FIXTURES, name);
+
+  test('exits 70 when the child exited 0 but left an orphan', async () => {
+    const { exitCode, stderr } = await (await runAsPid1(['--strict', '--', 'sh', script('harness-strict-orphan.sh')])).done();
+    expect(exitCode, stderr).toBe(70);
+    expect(stderr).toMatch(/strict: reaped 1 orphan\(s\)/);
+  });
+
+  test('exits 70 and names the parent when a live parent held a zombie', async () => {
+    const { exitCode, stderr } = await (await runAsPid1(['--strict', '--', 'sh', script('harness-strict-held.sh')])).done();
+    expect(exitCode, stderr).toBe(70);
+    expect(stderr).toMatch(/strict: .*pid \d+ \(sleep 30\) held 1 zombie\(s\)/);
+  });
+
+  test("keeps a failing child's own status", async () => {
+    const { exitCode, stderr } = await (await runAsPid1(['--strict', '--', 'sh', script('harness-strict-orphan.sh'), '3'])).done();
+    expect(exitCode, stderr).toBe(3);
+  });
+
+  test('exits 0 for a child that waits for everything it starts', async () => {
+    const { exitCode, stdout, stderr } = await (await runAsPid1(['--strict', '--', 'sh', script('harness-strict-clean.sh')])).done();
+    expect(stdout).toContain('clean');
+    expect(exitCode, stderr).toBe(0);
+    expect(stderr).not.toMatch(/strict:/);
+  });
+});
+
+test("the README example's assertion fails for the same entrypoint without an init", async () => {
+  // test/readme-example.test.ts proves it passes under sexton; this proves it can fail.
+  const report = await runUnderInit([process.execPath, path.join(FIXTURES, 'harness-app.js')], {
+    init: 'none', stopAfterMs: 1500, killAfterStopMs: 2000,
+  });
+  expect(report.exitCode).toBe(0);  // it handles SIGTERM, even as PID 1...
+  expect(() => assertNoZombieLeak(report)).toThrow(/20 zombie\(s\) were left at the end/);  // ...but reaps nothing
+});

@@ -1,0 +1,17 @@
+// The README's example, verbatim: a complete vitest file to prove an image's entrypoint leaks no
+// zombies. ('sexton/harness' resolves here through the vitest alias to src/harness/index.ts; in a
+// user's project, through the package's "exports".) Needs root, for the PID namespace.
+import { expect, test } from 'vitest';
+import { assertNoZombieLeak, runAsPid1 } from 'sexton/harness';
+
+// Your entrypoint: what follows `sexton --` in your Dockerfile.
+const ENTRYPOINT = ['node', 'test/fixtures/harness-app.js'];
+
+test('the entrypoint leaks no zombies under sexton', async () => {
+  // PID 1 of a fresh PID namespace is sexton, running the entrypoint; zombies are sampled
+  // through /proc; after 2 s it gets SIGTERM, as from `docker stop`.
+  const report = await runAsPid1(ENTRYPOINT, { init: 'sexton', stopAfterMs: 2000 });
+  // Throws, naming each parent that held zombies, if any zombie was left or PID 1 did not exit.
+  assertNoZombieLeak(report);
+  expect(report.exitCode).toBe(0);
+}, 30_000);
