@@ -1,0 +1,40 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { afterEach, expect, test } from 'vitest';
+import { FIXTURES, killLeftovers, runAsPid1 } from './support/pid1';
+
+afterEach(killLeftovers);
+
+test('a NODE_OPTIONS preload meant for the app does not stay inside PID 1, and the child gets NODE_OPTIONS unchanged', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'sexton-node-options-'));
+  try {
+    const log = path.join(dir, 'preload.log');
+    const nodeOptions = `--require ${path.join(FIXTURES, 'node-options-preload.cjs')} --max-old-space-size=200`;
+    const run = await runAsPid1(
+      ['--', 'node', '-e', 'console.log(JSON.stringify({ opts: process.env.NODE_OPTIONS, leaked: process.env.SEXTON_APP_NODE_OPTIONS ?? null })); setTimeout(() => {}, 600)'],
+      { env: { NODE_OPTIONS: nodeOptions, PRELOAD_LOG: log } },
+    );
+    const result = await run.done();
+    expect(result.exitCode).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ opts: nodeOptions, leaked: null });
+    // Node runs preloads before sexton's code, so it loads once in PID 1; after sexton
+    // re-executes itself it is gone from PID 1 (no ticks there), while the app keeps it.
+    const lines = readFileSync(log, 'utf8').trim().split('\n');
+    expect(lines.filter((line) => line === '1 loaded')).toHaveLength(1);
+    expect(lines.filter((line) => line === '1 tick')).toEqual([]);
+    const appTicks = lines.filter((line) => line.endsWith(' tick') && !line.startsWith('1 '));
+    expect(appTicks.length).toBeGreaterThan(3);
+    // The re-executed sexton is still PID 1 and still sexton.
+    expect(result.stderr).not.toMatch(/could not be shed/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('plain NODE_OPTIONS (no preload) needs no re-exec and reaches the child', async () => {
+  const run = await runAsPid1(['--', 'sh', '-c', 'echo "$NODE_OPTIONS"'], { env: { NODE_OPTIONS: '--max-old-space-size=200' } });
+  const result = await run.done();
+  expect(result.stdout).toBe('--max-old-space-size=200\n');
+  expect(result.exitCode).toBe(0);
+});
