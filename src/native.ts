@@ -62,10 +62,21 @@ export interface Native {
   exit(code: number): never;
 }
 
-function addonCandidates(): string[] {
+/**
+ * The addon files to try, in order. node-gyp-build (bundled into dist/sexton.js, so not a
+ * runtime dependency) prefers a local build, build/Release (`npm run build`, or a compile at
+ * install time), over the prebuilt prebuilds/<platform>-<arch>/sexton.<libc>.node.
+ */
+function addonCandidates(errors: string[]): string[] {
   // dist/sexton.js and src/native.ts both sit one level below the package root.
   const root = path.resolve(__dirname, '..');
-  return [path.join(root, 'build', 'Release', 'sexton.node')];
+  const nodeGypBuild = require('node-gyp-build') as { resolve(root: string): string };
+  try {
+    return [nodeGypBuild.resolve(root)];
+  } catch (error) {
+    errors.push((error as Error).message.split('\n')[0]);
+    return [];
+  }
 }
 
 let loaded: Native | undefined;
@@ -73,7 +84,7 @@ let loaded: Native | undefined;
 export function loadNative(): Native {
   if (loaded) return loaded;
   const errors: string[] = [];
-  for (const candidate of addonCandidates()) {
+  for (const candidate of addonCandidates(errors)) {
     try {
       loaded = require(candidate) as Native;
       return loaded;
@@ -81,5 +92,9 @@ export function loadNative(): Native {
       errors.push(`${candidate}: ${(error as Error).message.split('\n')[0]}`);
     }
   }
-  throw new Error(`cannot load sexton's native addon (run "npm run build")\n  ${errors.join('\n  ')}`);
+  throw new Error(
+    "cannot load sexton's native addon: no prebuilt one fits this machine and none was compiled " +
+      '(install without --ignore-scripts to compile it, or run "npm run build" in a checkout)\n  ' +
+      errors.join('\n  '),
+  );
 }

@@ -1,6 +1,6 @@
 // The README's example, verbatim: a complete vitest file to prove an image's entrypoint leaks no
-// zombies. ('sexton/harness' resolves here through the vitest alias to src/harness/index.ts; in a
-// user's project, through the package's "exports".) Needs root, for the PID namespace.
+// zombies. 'sexton/harness' resolves through package.json "exports" (here a self-reference to the
+// built dist/harness.js, exactly what users get). Needs root, for the PID namespace.
 import { expect, test } from 'vitest';
 import { assertNoZombieLeak, runAsPid1 } from 'sexton/harness';
 

@@ -51,7 +51,12 @@ export function formatReport(r: WorkloadReport): string {
     lines.push('  live parents holding zombies (no init can reap these while the parent lives):');
     for (const p of r.zombieParents) lines.push(`    pid ${p.pid} ${p.command}: ${p.zombies} zombie(s)`);
   }
-  const sextonLines = r.stderr.split('\n').filter((l) => l.startsWith('sexton:'));
+  if (r.sextonStats) {
+    const s = r.sextonStats;
+    lines.push(`  sexton at exit: reaped ${s.reaped} (${s.orphansReaped} orphans), ${s.zombieCount} zombies left, survivors killed: ${/killed (\d+) survivor/.exec(r.stderr)?.[1] ?? 0}`);
+  }
+  // sexton's log, less the per-process lines of the kill round (the parents above say it).
+  const sextonLines = r.stderr.split('\n').filter((l) => l.startsWith('sexton:') && !/grace period over:| holds \d+ zombie/.test(l));
   if (sextonLines.length > 0) lines.push('  sexton said:', ...sextonLines.map((l) => `    ${l}`));
   return `${lines.join('\n')}\n`;
 }
@@ -90,7 +95,11 @@ export async function harnessMain(argv: string[]): Promise<number> {
     assertNoZombieLeak(report);
     return 0;
   } catch (leak) {
-    if (!json) out(`\n${(leak as Error).message}\n`);
+    if (!json) {
+      const [headline, ...problems] = (leak as Error).message.split('\n');
+      const shown = problems.slice(0, 3).concat(problems.length > 3 ? [`  (+${problems.length - 3} more)`] : []);
+      out(`\n${headline}\n${shown.join('\n')}\n`);
+    }
     return 1;
   }
 }

@@ -3,7 +3,10 @@
 import { execa } from 'execa';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { descendantsOf, listProcesses, ProcessInfo, readProcess } from '../procfs';
+import type { StatsSnapshot } from '../stats';
 
 /** A zombie whose live parent has not waited for it this long counts as leaked by that parent. */
 const LINGER_MS = 500;
@@ -54,8 +57,12 @@ export interface Pid1Report {
   timedOut: boolean;
   durationMs: number;
   peakZombies: number;
-  /** Zombies in the last sample before the stop signal (or before PID 1 exited). */
+  /** Zombies older than 500 ms in the last sample before the stop signal (or before PID 1 exited). */
   zombiesAtEnd: number;
+  /** False when PID 1 never showed up (unshare refused, the init is missing): nothing was proven. */
+  ran: boolean;
+  /** With init 'sexton': sexton's own final stats (its --stats-file written at exit). */
+  sextonStats?: StatsSnapshot;
   /** Live parents (not PID 1) that left a zombie unwaited for over 500 ms, with their most zombies at once. */
   zombieParents: ZombieParent[];
   samples: Sample[];
@@ -71,13 +78,32 @@ export function distFile(name: string): string {
 
 export const SEXTON_ENTRY = distFile('sexton.js');
 /** sexton with a short grace period, so that stopping a leaking pod takes seconds. */
-const SEXTON_INIT = [process.execPath, SEXTON_ENTRY, '--grace', '2', '--'];
+const SEXTON_INIT = [process.execPath, SEXTON_ENTRY, '--grace', '2', '--status-socket', 'none', '--'];
 
 export function initPrefix(init: InitChoice = 'sexton'): string[] {
   if (Array.isArray(init)) return init;
   if (init === 'none') return [];
   if (init === 'sexton') return SEXTON_INIT;
   return init.split(/\s+/).filter(Boolean);
+}
+
+/** For init 'sexton': a stats file for sexton's final report, and the prefix that writes it. */
+function sextonStatsFile(init: InitChoice = 'sexton'): { prefix: string[]; read(): StatsSnapshot | undefined } | undefined {
+  if (init !== 'sexton') return undefined;
+  const dir = mkdtempSync(path.join(tmpdir(), 'sexton-harness-'));
+  const file = path.join(dir, 'stats.json');
+  return {
+    prefix: [...SEXTON_INIT.slice(0, -1), '--stats-file', file, '--'],
+    read() {
+      try {
+        return JSON.parse(readFileSync(file, 'utf8')) as StatsSnapshot;
+      } catch {
+        return undefined;
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
 }
 
 function initLabel(init: InitChoice = 'sexton'): string {
@@ -139,7 +165,8 @@ function namespaceProcesses(pid1: number): ProcessInfo[] {
 }
 
 export async function runAsPid1(command: string[], options: RunOptions = {}): Promise<Pid1Report> {
-  const argv = [...initPrefix(options.init), ...command];
+  const statsFile = sextonStatsFile(options.init);
+  const argv = [...(statsFile?.prefix ?? initPrefix(options.init)), ...command];
   const unshare = ['unshare', '--pid', '--fork', '--mount-proc', '--kill-child', '--', ...argv];
   const cgroup = options.pidsMax === undefined ? undefined : makePidsCgroup(options.pidsMax);
   // Join the cgroup before unshare forks, so that everything in the namespace counts against it.
@@ -201,12 +228,15 @@ export async function runAsPid1(command: string[], options: RunOptions = {}): Pr
       const parent = processes.find((p) => p.pid === z.ppid);
       const held = zombies.filter((o) => o.ppid === z.ppid).length;
       const known = parents.get(z.ppid);
-      if (!known) parents.set(z.ppid, { pid: namespacePid(z.ppid), command: parent?.command ?? '?', zombies: held });
+      // Shown as the program's name and arguments: the path it ran from says little.
+      const command = parent?.command.replace(/^\S*\//, '') ?? '?';
+      if (!known) parents.set(z.ppid, { pid: namespacePid(z.ppid), command, zombies: held });
       else known.zombies = Math.max(known.zombies, held);
     }
     const s = { atMs: now, zombies: zombies.length, processes: processes.length };
     samples.push(s);
-    if (!stopSent) zombiesAtEnd = s.zombies;
+    // A zombie that a parent or the init is about to reap is not left behind: count lingering ones.
+    if (!stopSent) zombiesAtEnd = zombies.filter((z) => now - (firstSeen.get(`${z.pid}:${z.startTime}`) ?? now) >= LINGER_MS).length;
     options.onSample?.(s);
   };
   const sampler = setInterval(sample, options.sampleEveryMs ?? 50);
@@ -225,6 +255,8 @@ export async function runAsPid1(command: string[], options: RunOptions = {}): Pr
     durationMs: Date.now() - started,
     peakZombies: Math.max(0, ...samples.map((s) => s.zombies)),
     zombiesAtEnd,
+    ran: samples.length > 0,
+    sextonStats: statsFile?.read(),
     zombieParents: [...parents.values()],
     samples,
     stdout,
@@ -235,6 +267,7 @@ export async function runAsPid1(command: string[], options: RunOptions = {}): Pr
 /** Throws, saying what leaked, unless the run ended by itself with no zombie left behind. */
 export function assertNoZombieLeak(report: Pid1Report, { maxPeakZombies = Infinity } = {}): void {
   const problems: string[] = [];
+  if (!report.ran) problems.push(`PID 1 never ran, so nothing was proven: ${report.stderr.trim() || `exit ${report.exitCode}`}`);
   if (report.timedOut) problems.push('PID 1 did not exit: it was killed at the timeout');
   if (report.zombiesAtEnd > 0) problems.push(`${report.zombiesAtEnd} zombie(s) were left at the end`);
   if (report.peakZombies > maxPeakZombies) problems.push(`${report.peakZombies} zombies at once (allowed ${maxPeakZombies})`);

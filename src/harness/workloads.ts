@@ -11,6 +11,8 @@ export interface WorkloadOptions {
   /** pid-exhaustion: the pids cgroup limit. */
   pidsMax?: number;
   onSample?: (sample: Sample) => void;
+  /** SIGKILL the namespace this long after SIGTERM if PID 1 has not exited (default 3000). */
+  killAfterStopMs?: number;
 }
 
 export interface WorkloadReport extends Pid1Report {
@@ -36,6 +38,7 @@ export async function runWorkload(workload: WorkloadName, options: WorkloadOptio
     init: options.init,
     pidsMax: workload === 'pid-exhaustion' ? options.pidsMax ?? 200 : undefined,
     timeoutMs: 60_000,
+    killAfterStopMs: options.killAfterStopMs ?? 3000,
     onSample: options.onSample,
     onLine(line, stop) {
       let event: { event?: string; eagain?: number };

@@ -1,0 +1,107 @@
+// Helpers for the shipping tests: the prebuilt addon, the npm tarball, and a PATH without a
+// compiler. The container suite (test/containers) uses them too.
+import { execa } from 'execa';
+import { mkdirSync, readdirSync, realpathSync, symlinkSync } from 'node:fs';
+import * as path from 'node:path';
+import { ROOT } from './pid1';
+
+/** Where `npm run prebuildify` puts the glibc addon for this machine. */
+export const PREBUILD = path.join(ROOT, 'prebuilds', `linux-${process.arch}`, 'sexton.glibc.node');
+
+/** Builds the prebuilt addon from the current sources (in a scratch copy: build/ is untouched). */
+export async function buildPrebuild(): Promise<void> {
+  await execa('npm', ['run', 'prebuildify'], { cwd: ROOT, timeout: 180_000 });
+}
+
+/**
+ * `npm pack` into `destination` (its prepack step builds the prebuilt addon first); returns the
+ * tarball's path. dist/ is packed as it is: `npm run build` made it.
+ */
+export async function packTarball(destination: string): Promise<string> {
+  const { stdout } = await execa('npm', ['pack', '--json', '--pack-destination', destination], {
+    cwd: ROOT,
+    timeout: 180_000,
+  });
+  // prepack's own output comes first; the JSON report is the last thing printed.
+  const report = JSON.parse(stdout.slice(stdout.lastIndexOf('\n[') + 1)) as { filename: string }[];
+  return path.join(destination, report[0].filename);
+}
+
+export interface Requirements {
+  /** DT_NEEDED libraries. */
+  needed: string[];
+  /** Version references by library, as the dynamic loader checks them at load time. */
+  versions: Record<string, string[]>;
+}
+
+/** What a shared object asks of the system at load time (`objdump -p`). */
+export async function loadRequirements(file: string): Promise<Requirements> {
+  const { stdout } = await execa('objdump', ['-p', file]);
+  const needed = [...stdout.matchAll(/^\s+NEEDED\s+(\S+)$/gm)].map((m) => m[1]);
+  const versions: Record<string, string[]> = {};
+  let library = '';
+  for (const line of stdout.split('\n')) {
+    const from = /^\s+required from (\S+):$/.exec(line);
+    if (from) library = from[1];
+    const version = /^\s+0x[0-9a-f]+ 0x[0-9a-f]+ \d+ (\S+)$/.exec(line);
+    if (version && library) (versions[library] ??= []).push(version[1]);
+  }
+  return { needed, versions };
+}
+
+/** The dynamic symbols that need `version` (for a readable failure). */
+export async function symbolsNeeding(file: string, version: string): Promise<string[]> {
+  const { stdout } = await execa('objdump', ['-T', file]);
+  return stdout
+    .split('\n')
+    .filter((line) => line.includes(`(${version})`) || line.includes(` ${version} `))
+    .map((line) => line.trim().split(/\s+/).pop() as string);
+}
+
+/** Compares dotted versions numerically: '2.28' < '2.3.2' is false, 2.28 > 2.3. */
+export function compareVersions(a: string, b: string): number {
+  const x = a.split('.').map(Number);
+  const y = b.split('.').map(Number);
+  for (let i = 0; i < Math.max(x.length, y.length); i++) {
+    const d = (x[i] ?? 0) - (y[i] ?? 0);
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+async function which(command: string): Promise<string> {
+  const { stdout } = await execa('sh', ['-c', `command -v ${command}`]);
+  return realpathSync(stdout.trim());
+}
+
+/**
+ * A bin directory holding only node, npm and the few tools npm and its shell scripts call: a
+ * PATH made of it has no cc, c++, make, cmake or python, like a slim Node image.
+ */
+export async function makeNoCompilerBin(dir: string): Promise<string> {
+  mkdirSync(dir, { recursive: true });
+  // npm's bin is a symlink to npm-cli.js: link the real file so npm finds its own modules.
+  for (const tool of ['node', 'npm', 'sh', 'env', 'cat', 'ls', 'rm', 'mkdir', 'uname']) {
+    symlinkSync(await which(tool), path.join(dir, tool));
+  }
+  return dir;
+}
+
+/** Which of the build tools can be found on `pathValue` (it should be none). */
+export async function buildToolsOn(pathValue: string): Promise<string[]> {
+  const tools = ['cc', 'gcc', 'c++', 'g++', 'make', 'cmake', 'python', 'python3'];
+  const found: string[] = [];
+  for (const tool of tools) {
+    const probe = await execa('sh', ['-c', `command -v ${tool}`], { env: { PATH: pathValue }, extendEnv: false, reject: false });
+    if (probe.exitCode === 0) found.push(tool);
+  }
+  return found;
+}
+
+export function listFiles(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
