@@ -49,7 +49,7 @@ export function tables(r, names) {
   const signalTable = table(
     [
       'init', `idle wake-ups (${idle.windowMs / 1000} s)`, 'signal median (µs)', 'signal p99 (µs)',
-      'storm: signal median (µs)', 'storm: signal p99 (µs)', 'signals lost', 'storm: pids/s',
+      'storm: signal median (µs)', 'storm: signal p99 (µs)', 'signals lost', 'storm: forks/s',
     ],
     names.map((n) => [
       n, wakeups(n), sig('idle', 'medianUs')(n), sig('idle', 'p99Us')(n), sig('storm', 'medianUs')(n), sig('storm', 'p99Us')(n),
@@ -151,7 +151,7 @@ ${t.memoryTable}
 Idle wake-ups: context switches of every thread of PID 1 while its child sleeps. Signal latency:
 from the bench's \`kill(PID 1, SIGUSR1)\` to the child's handler, both stamping CLOCK_MONOTONIC,
 ${r.signals.signals} signals per init and condition; under the storm a background process in the
-namespace makes orphans without pause (pids/s: the machine's pid allocation rate meanwhile).
+namespace makes orphans without pause (forks/s: pids the whole machine allocated per second meanwhile).
 
 ${t.signalTable}
 

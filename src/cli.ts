@@ -11,15 +11,20 @@ declare const SEXTON_VERSION: string;
 
 /**
  * libuv reaps only the pids it spawned, and sexton's reaper would steal their exit statuses:
- * 'exit' events never fire and spawnSync hangs. Make any use fail loudly instead.
+ * 'exit' events never fire and spawnSync hangs. Make any use fail loudly instead, down to the
+ * two functions every spawn goes through, so a reference taken earlier (a preload) fails too.
  */
 function disableChildProcess(): void {
-  const childProcess = require('node:child_process') as Record<string, unknown>;
+  const blocked = (name: string) => () => {
+    throw new Error(`child_process ${name} is disabled inside the sexton init: its reaper owns every child`);
+  };
+  const childProcess = require('node:child_process') as Record<string, unknown> & { ChildProcess: { prototype: { spawn: unknown } } };
   for (const name of ['spawn', 'spawnSync', 'exec', 'execSync', 'execFile', 'execFileSync', 'fork']) {
-    childProcess[name] = () => {
-      throw new Error(`child_process.${name} is disabled inside the sexton init: its reaper owns every child`);
-    };
+    childProcess[name] = blocked(name);
   }
+  childProcess.ChildProcess.prototype.spawn = blocked('spawn');
+  const binding = (process as unknown as { binding(name: string): { spawn: unknown } }).binding;
+  binding('spawn_sync').spawn = blocked('spawnSync');
 }
 
 /** As PID 1, an uncaught exception would take the whole container down: log it and go on. */

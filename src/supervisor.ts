@@ -121,9 +121,11 @@ export class Supervisor {
     const snapshot = () => this.snapshot();
     if (options.statsFile) {
       this.statsFile = new StatsFile(options.statsFile, snapshot, log);
+      // Zombies of live parents change without any counter moving: the key scans /proc too.
       this.statsFile.watch(() => {
         const c = this.native.stats();
-        return `${this.phase} ${c.reaped} ${c.received.reduce((a, b) => a + b, 0)}`;
+        const zombies = this.zombieParents().reduce((sum, z) => sum + z.zombies, 0);
+        return `${this.phase} ${c.reaped} ${c.received.reduce((a, b) => a + b, 0)} ${zombies}`;
       });
     }
     if (options.metrics) startMetricsServer(options.metrics, snapshot, log);
@@ -278,6 +280,9 @@ export class Supervisor {
 
   private fail(message: string, exitCode: number): never {
     this.log.error(message);
+    this.mainExit = { exitCode, signal: 0 };
+    // A CI job reads the stats file most when the command was broken.
+    if (this.options.statsFile) new StatsFile(this.options.statsFile, () => this.snapshot(), this.log).write();
     return this.native.exit(exitCode);
   }
 }

@@ -2,11 +2,11 @@
 // Prometheus metrics checked by promtool, the stats file and JSON logs, each against a real
 // sexton PID 1 running a leaking workload. Every run gets its own socket path in a fresh
 // directory: tests run in parallel on the host's filesystem.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { execa } from 'execa';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { childrenOf, killLeftovers, requireBuilt, ROOT, runAsPid1, SEXTON, until } from './support/pid1';
+import { childrenOf, killLeftovers, requireBuilt, ROOT, runAsPid1, SEXTON, until, zombiesUnder } from './support/pid1';
 import {
   checkMetrics, eventually, freePort, freshDir, hostDescendants, leakingApp, namespacePid, ownSocketInodes, promtool,
   removeDirs, sample, status, statusJson, unixSocketInode,
@@ -172,6 +172,19 @@ describe('sexton status', () => {
 });
 
 describe('status socket on and off', () => {
+  it('never deletes a file that is not a socket at the --status-socket path', async () => {
+    const dir = freshDir();
+    const precious = path.join(dir, 'data.txt');
+    writeFileSync(precious, 'precious\n');
+    const run = await runAsPid1(['--status-socket', precious, '--', ...leakingApp(0, 0)]);
+    await run.waitFor('ready');
+    await new Promise((r) => setTimeout(r, 500));  // the exporters start right after the child
+    run.signal('SIGTERM');
+    expect((await run.done()).exitCode).toBe(3);
+    expect(existsSync(precious) && readFileSync(precious, 'utf8')).toBe('precious\n');
+  });
+
+
   it('listens on /run/sexton.sock by default as PID 1, and `sexton status` finds it there', async () => {
     // A private tmpfs on /run in sexton's own mount namespace: the host's /run is never touched.
     const run = await runAsPid1(
@@ -257,6 +270,23 @@ describe('Prometheus metrics', () => {
     expect(notFound.status).toBe(404);
   });
 
+  it('escapes command names in labels so that promtool still accepts them', async () => {
+    await promtool();
+    const dir = freshDir();
+    const oddName = path.join(dir, 'we"ir\\d');  // a quote and a backslash, both escaped in labels
+    symlinkSync('/bin/true', oddName);
+    const port = await freePort();
+    const run = await runAsPid1(['--status-socket', 'none', '--metrics', `127.0.0.1:${port}`, '--',
+      'sh', '-c', '( "$0" & ); echo ready; exec sleep 100', oddName]);
+    await run.waitFor('ready');
+    const series = 'sexton_orphans_reaped_by_command_total{command="we\\"ir\\\\d"}';
+    const body = await eventually(async () => {
+      const text = await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text(), () => '');
+      return sample(text, series) === 1 ? text : undefined;
+    }, 10_000, `${series} 1`);
+    expect(await checkMetrics(body)).toEqual({ exitCode: 0, output: '' });
+  });
+
   it('rejects a bad --metrics address before starting anything', async () => {
     const run = await runAsPid1(['--status-socket', 'none', '--metrics', 'nowhere', '--', 'true']);
     const result = await run.done();
@@ -304,6 +334,18 @@ describe('stats file', () => {
     expect(last.orphansByCommand).toEqual({ true: 5, sh: 5, sleep: 1 });
     expect(last.zombieCount).toBe(0);
     expect(readdirSync(dir)).toEqual(['stats.json']);
+  });
+
+  it('is rewritten when zombies appear, not only when counters move', async () => {
+    const file = path.join(freshDir(), 'stats.json');
+    // After 2 s a live `sleep` starts holding a zombie: no reap, no signal, only /proc changes.
+    const run = await runAsPid1(['--status-socket', 'none', '--stats-file', file, '--',
+      'sh', '-c', '(sleep 2; exec sh -c ": & exec sleep 100") & echo ready; exec sleep 100']);
+    await run.waitFor('ready');
+    await until(() => existsSync(file), 3000, 'the stats file');
+    await until(() => zombiesUnder(run.pid1).length === 1, 6000, 'the zombie');
+    const read = () => JSON.parse(readFileSync(file, 'utf8'));
+    await until(() => read().zombieCount === 1, 3000, `zombieCount 1 in the stats file; have ${JSON.stringify(read().zombies)}`);
   });
 });
 

@@ -7,6 +7,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 export const UNSHARE = ['unshare', '--pid', '--fork', '--mount-proc', '--kill-child', '--'];
+/**
+ * PID 1's environment: PATH only, as in a container. The host's variables do not belong in the
+ * measurement: NODE_EXTRA_CA_CERTS alone, set on the machines this bench ran on, makes every
+ * Node process parse a CA bundle at startup (~30 ms).
+ */
+export const PID1_ENV = { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin' };
 
 /** unshare processes still running: killed by killAll() (and on the bench's exit). */
 const live = new Set();
@@ -45,7 +51,7 @@ export async function until(probe, timeoutMs, what) {
  * otherwise stdout is discarded. stderr is kept (the first 10 kB) for error messages.
  */
 export async function startPid1(argv, { lines = false } = {}) {
-  const proc = spawn(UNSHARE[0], [...UNSHARE.slice(1), ...argv], { stdio: ['ignore', lines ? 'pipe' : 'ignore', 'pipe'] });
+  const proc = spawn(UNSHARE[0], [...UNSHARE.slice(1), ...argv], { stdio: ['ignore', lines ? 'pipe' : 'ignore', 'pipe'], env: PID1_ENV });
   live.add(proc);
   let stderr = '';
   proc.stderr.on('data', (chunk) => {

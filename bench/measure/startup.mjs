@@ -3,14 +3,14 @@
 // round's /bin/true: the namespace, unshare and spawnSync costs cancel, and noise hits both
 // sides of each pair alike. Bare `node -e 0` is measured the same way: it is Node's floor.
 import { spawnSync } from 'node:child_process';
-import { msBetween, now, UNSHARE } from '../lib/pid1.mjs';
+import { msBetween, now, PID1_ENV, UNSHARE } from '../lib/pid1.mjs';
 import { median, rotate } from '../lib/stats.mjs';
 
 export const NODE_FLOOR = 'node -e 0';
 
 function timeAsPid1(argv) {
   const started = now();
-  const result = spawnSync(UNSHARE[0], [...UNSHARE.slice(1), ...argv], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const result = spawnSync(UNSHARE[0], [...UNSHARE.slice(1), ...argv], { stdio: ['ignore', 'ignore', 'pipe'], env: PID1_ENV });
   const ms = msBetween(started, now());
   if (result.status !== 0) throw new Error(`'${argv.join(' ')}' as PID 1 failed (${result.status ?? result.signal}): ${String(result.stderr).trim()}`);
   return ms;

@@ -1,6 +1,6 @@
 // The Unix socket `sexton status` asks: connect, read one JSON snapshot, done.
 // `net` is required only here, so a sexton without the socket never loads it.
-import { chmodSync, statSync, unlinkSync } from 'node:fs';
+import { chmodSync, lstatSync, statSync, unlinkSync } from 'node:fs';
 import type { Server } from 'node:net';
 import type { Logger } from '../log';
 import type { StatsSnapshot } from '../stats';
@@ -17,18 +17,48 @@ export interface StatusSocket {
   close(): void;
 }
 
-function listenOn(path: string, server: Server): Promise<boolean> {
+/** Whether a live process answers on the socket at path. */
+function answers(path: string): Promise<boolean> {
+  const net = require('node:net') as typeof import('node:net');
   return new Promise((resolve) => {
-    const onError = () => resolve(false);
+    const probe = net.createConnection(path, () => {
+      probe.destroy();
+      resolve(true);
+    });
+    probe.on('error', () => resolve(false));
+  });
+}
+
+/**
+ * Clears the way for our socket: only a socket nobody answers on (left by a sexton that was
+ * killed) is removed. A regular file, or a live sexton's socket, stays where it is.
+ */
+async function pathIsFree(path: string, log: Logger): Promise<boolean> {
+  let stats;
+  try {
+    stats = lstatSync(path);
+  } catch {
+    return true;
+  }
+  if (!stats.isSocket()) {
+    log.warn(`status socket: ${path} exists and is not a socket; leaving it alone`);
+    return false;
+  }
+  if (await answers(path)) {
+    log.warn(`status socket: another process already answers on ${path}`);
+    return false;
+  }
+  unlinkSync(path);
+  return true;
+}
+
+function listenOn(path: string, server: Server): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const onError = (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message);
     server.once('error', onError);
-    try {
-      unlinkSync(path);  // a stale socket from an earlier run
-    } catch {
-      // none there
-    }
     server.listen(path, () => {
       server.off('error', onError);
-      resolve(true);
+      resolve(undefined);
     });
   });
 }
@@ -48,13 +78,18 @@ export async function startStatusSocket(
       log.error(`status socket: ${(error as Error).message}`);
     }
   });
-  server.on('error', (error) => log.error(`status socket: ${error.message}`));
   server.unref();
+  const failures: string[] = [];
   for (const path of paths) {
+    if (!(await pathIsFree(path, log))) continue;
     const previousUmask = process.umask(0o177);  // owner-only from the moment it exists
-    const ok = await listenOn(path, server);
+    const failure = await listenOn(path, server);
     process.umask(previousUmask);
-    if (!ok) continue;
+    if (failure) {
+      failures.push(`${path}: ${failure}`);
+      continue;
+    }
+    server.on('error', (error) => log.error(`status socket: ${error.message}`));
     chmodSync(path, 0o600);
     const inode = statSync(path).ino;
     log.debug(`status socket listening on ${path}`);
@@ -69,6 +104,7 @@ export async function startStatusSocket(
       },
     };
   }
-  log.warn(`status socket: could not listen on ${paths.join(' or ')}; 'sexton status' will not find this sexton`);
+  const why = failures.length > 0 ? ` (${failures.join('; ')})` : '';
+  log.warn(`status socket: no place to listen${why}; 'sexton status' will not find this sexton`);
   return undefined;
 }

@@ -59,14 +59,14 @@ export function fixture(name: string): string {
   return `${FIXTURES}/${name}`;
 }
 
-type Started = ResultPromise<{ reject: false }>;
-const started = new Set<Started>();
+/** Processes the helpers below started, by pid: killCoreLeftovers ends their trees. */
+const started = new Set<number>();
 
 /** SIGKILLs what the helpers below started: the process trees first, then their roots. */
 export function killCoreLeftovers(): void {
-  for (const proc of started) {
-    const root = proc.pid;
-    if (root === undefined) continue;
+  for (const root of started) {
+    // Once reaped, its pid may belong to someone else: act only on our own live child.
+    if (procStat(root)?.ppid !== process.pid) continue;
     for (const pid of [...descendantsOf(root).reverse(), root]) {
       try {
         process.kill(pid, 'SIGKILL');
@@ -78,15 +78,12 @@ export function killCoreLeftovers(): void {
   started.clear();
 }
 
-function track(proc: Started): Started {
-  started.add(proc);
-  return proc;
-}
-
 /** sexton run directly by this test process: not PID 1 of anything. */
-export function runDirect(args: string[], timeoutMs = 15_000): Started {
+export function runDirect(args: string[], timeoutMs = 15_000) {
   const [node, ...rest] = sextonArgv(args);
-  return track(execa(node, rest, { reject: false, stdin: 'ignore', timeout: timeoutMs, killSignal: 'SIGKILL' }));
+  const proc = execa(node, rest, { reject: false, stdin: 'ignore', timeout: timeoutMs, killSignal: 'SIGKILL' });
+  started.add(proc.pid as number);
+  return proc;
 }
 
 /** Quotes words for `sh -c`. */
@@ -116,7 +113,7 @@ export async function runInTerminal(args: string[], timeoutMs = 20_000): Promise
     killSignal: 'SIGKILL',
     env: { SHELL: '/bin/sh' },
   });
-  started.add(proc as unknown as Started);
+  started.add(proc.pid as number);
   let screen = '';
   proc.stdout?.on('data', (d) => (screen += d));
   // script → sh -c (or not, when sh execs) → unshare → PID 1.
