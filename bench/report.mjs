@@ -129,6 +129,8 @@ Medians; ratios to tini in parentheses.
 
 - ${machine.nproc} CPUs (${machine.cpu}), ${machine.memory} memory
 - kernel ${machine.kernel}
+- load average (1 min) during the run: ${machine.load}; the machine is shared, so ratios from
+  one run are what to compare, not absolute numbers across runs
 
 ## Versions
 

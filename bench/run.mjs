@@ -8,6 +8,7 @@
 // Any crash of the bench itself exits non-zero, in both modes. Every namespace the bench
 // starts is SIGKILLed by pid when it ends, however it ends.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { killAll } from './lib/pid1.mjs';
 import { candidates, compileChild, ensurePeers, machine, requireBuilt, ROOT, versions } from './lib/setup.mjs';
@@ -37,6 +38,8 @@ const SETTINGS = {
   },
 };
 
+/** The 1-minute load average: other tenants of the machine show up here. */
+const loadAverage = () => os.loadavg()[0].toFixed(2);
 const log = (message) => process.stderr.write(`bench: ${message}\n`);
 
 function describeSettings(s) {
@@ -70,6 +73,7 @@ async function main(args) {
   const names = inits.map((c) => c.name);
 
   const started = Date.now();
+  const loadBefore = loadAverage();
   const step = async (what, measure) => {
     log(`${what}…`);
     return measure();
@@ -91,7 +95,7 @@ async function main(args) {
     const meta = {
       date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
       command: ['npm run bench', ...args].join(' '),
-      machine: machine(),
+      machine: { ...machine(), load: `${loadBefore} before, ${loadAverage()} after` },
       versions: versions(),
       settings: describeSettings(settings),
     };

@@ -35,11 +35,24 @@ bool sent_by_someone_else(const siginfo_t* info) {
   return info->si_code <= 0 && info->si_pid != own_pid;
 }
 
-// A real crash must stay a crash: give the signal back to whoever handled it before us (V8's
-// wasm trap handler for SIGSEGV, otherwise the default) and let it happen again.
-void crash_like_before(int sig, const siginfo_t* info) {
-  sigaction(sig, &previous[sig], nullptr);
-  if (info->si_code <= 0) raise(sig);  // a fault re-executes by itself when we return
+// A real crash must stay a crash. Whoever handled the signal before us goes first: Node's
+// handler lets V8 turn a WebAssembly trap into a JS exception (we stay installed and the
+// program goes on) and otherwise resets to the default. With no handler before us, reset to
+// the default: a fault re-executes and kills, a self-sent one is raised again.
+void crash_like_before(int sig, siginfo_t* info, void* context) {
+  const struct sigaction& before = previous[sig];
+  if ((before.sa_flags & SA_SIGINFO) && before.sa_sigaction != nullptr) {
+    before.sa_sigaction(sig, info, context);
+    return;
+  }
+  if (before.sa_handler != SIG_DFL && before.sa_handler != SIG_IGN) {
+    before.sa_handler(sig);
+    return;
+  }
+  struct sigaction dfl = {};
+  dfl.sa_handler = SIG_DFL;
+  sigaction(sig, &dfl, nullptr);
+  if (info->si_code <= 0) raise(sig);
 }
 
 int deliver(int sig) {
@@ -70,10 +83,10 @@ void tell_js(int sig, int action, const siginfo_t* info, int result) {
   (void)ignored;
 }
 
-void wait_and_forward_signal(int sig, siginfo_t* info, void*) {
+void wait_and_forward_signal(int sig, siginfo_t* info, void* context) {
   int saved_errno = errno;
   if (is_fault_signal(sig) && !sent_by_someone_else(info)) {
-    crash_like_before(sig, info);
+    crash_like_before(sig, info, context);
     errno = saved_errno;
     return;
   }

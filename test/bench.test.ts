@@ -1,0 +1,37 @@
+// The benchmark must not rot: its quick mode runs here, end to end, against every peer. Speed is
+// not asserted (the machine is shared and noisy); that every measurement produced a number for
+// every init, and that the budget was evaluated, is.
+import { execa } from 'execa';
+import * as path from 'node:path';
+import { beforeAll, expect, test } from 'vitest';
+import { requireBuilt, ROOT } from './support/pid1';
+
+const CANDIDATES = ['sexton', 'tini', 'tini-static', 'dumb-init', 'catatonit'];
+/** Startup and memory; idle and signals; orphan storm and shutdown. */
+const TABLES = 3;
+const BUDGET_LINES = 10;
+
+beforeAll(requireBuilt);
+
+/** The cells of the markdown table rows that start with `name`. */
+function rowsOf(stdout: string, name: string): string[][] {
+  return stdout
+    .split('\n')
+    .filter((line) => line.startsWith(`| ${name} |`))
+    .map((line) => line.split('|').slice(2, -1).map((cell) => cell.trim()));
+}
+
+test('bench --quick measures every init and evaluates the budget', async () => {
+  const result = await execa(process.execPath, [path.join(ROOT, 'bench', 'run.mjs'), '--quick', '--no-write'], {
+    cwd: ROOT, reject: false, timeout: 150_000, killSignal: 'SIGKILL', all: true,
+  });
+  expect(result.exitCode, result.all).toBe(0);
+  for (const name of CANDIDATES) {
+    const rows = rowsOf(result.stdout, name);
+    expect(rows, `rows for ${name}\n${result.all}`).toHaveLength(TABLES);
+    // A cell without a digit ('—', NaN, empty) means a measurement produced nothing.
+    for (const cell of rows.flat()) expect(cell, `${name} in\n${result.stdout}`).toMatch(/\d/);
+  }
+  const verdicts = result.stdout.split('\n').filter((line) => /^(PASS|MISS) {2}/.test(line));
+  expect(verdicts, result.stdout).toHaveLength(BUDGET_LINES);
+}, 180_000);
