@@ -4,14 +4,23 @@
 //                         SIGTERM keeps its default action: a cooperative child
 //   child storm-signals   the same, with a background process that makes orphans without pause
 //   child stubborn        ignores SIGTERM
+//   child stamp-exit [MiB] touches MiB of memory, prints a stamp and calls _exit at once
+//                         (bench/probes/teardown.mjs: how long the kernel takes to tear it down)
 //
 // Each mode prints "ready" once its handlers are in place: signals sent before that are racy.
 #define _GNU_SOURCE
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+static unsigned long long monotonic_ns(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (unsigned long long)now.tv_sec * 1000000000ull + (unsigned long long)now.tv_nsec;
+}
 
 static void say(const char *text) {
   ssize_t ignored = write(1, text, strlen(text));
@@ -21,9 +30,7 @@ static void say(const char *text) {
 // Runs when the forwarded signal arrives: only async-signal-safe calls (clock_gettime, write).
 static void stamp(int sig) {
   (void)sig;
-  struct timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  unsigned long long ns = (unsigned long long)now.tv_sec * 1000000000ull + (unsigned long long)now.tv_nsec;
+  unsigned long long ns = monotonic_ns();
   char text[32];
   int at = sizeof text;
   text[--at] = '\n';
@@ -53,6 +60,13 @@ static void make_orphans_forever(void) {
 
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "";
+  if (strcmp(mode, "stamp-exit") == 0) {
+    size_t bytes = (size_t)(argc > 2 ? atol(argv[2]) : 0) << 20;
+    volatile char *memory = malloc(bytes);  // volatile: the compiler must not drop the writes
+    for (size_t at = 0; memory && at < bytes; at += 4096) memory[at] = 1;
+    stamp(0);
+    _exit(0);
+  }
   if (strcmp(mode, "storm-signals") == 0) {
     if (fork() == 0) make_orphans_forever();
     mode = "signals";
@@ -66,7 +80,7 @@ int main(int argc, char **argv) {
   } else if (strcmp(mode, "stubborn") == 0) {
     signal(SIGTERM, SIG_IGN);
   } else {
-    say("usage: child signals|storm-signals|stubborn\n");
+    say("usage: child signals|storm-signals|stubborn|stamp-exit [MiB]\n");
     return 2;
   }
   say("ready\n");

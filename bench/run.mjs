@@ -60,7 +60,15 @@ function keptNotes() {
   return at < 0 ? '' : text.slice(at);
 }
 
+/** How this run was started, for RESULTS.md. */
+function commandLine(args) {
+  if (process.env.npm_lifecycle_event === 'bench') return ['npm run bench', ...(args.length ? ['--', ...args] : [])].join(' ');
+  return ['node bench/run.mjs', ...args].join(' ');
+}
+
 async function main(args) {
+  const unknown = args.filter((arg) => !['--quick', '--no-write'].includes(arg));
+  if (unknown.length > 0) throw new Error(`unknown argument(s) ${unknown.join(' ')}; usage: node bench/run.mjs [--quick] [--no-write]`);
   const quick = args.includes('--quick');
   const write = !quick && !args.includes('--no-write');
   const settings = SETTINGS[quick ? 'quick' : 'full'];
@@ -85,7 +93,7 @@ async function main(args) {
     storm: await step('orphan storm', () => measureStorm(inits, settings.storm)),
     shutdown: await step('TERM → exit', () => measureShutdown(inits, child.binary, settings.shutdown)),
   };
-  log(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  log(`done in ${((Date.now() - started) / 1000).toFixed(1)} s; load average ${loadBefore} before, ${loadAverage()} after`);
 
   const t = tables(results, names);
   const lines = budget(results);
@@ -94,7 +102,7 @@ async function main(args) {
   if (write) {
     const meta = {
       date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
-      command: ['npm run bench', ...args].join(' '),
+      command: commandLine(args),
       machine: { ...machine(), load: `${loadBefore} before, ${loadAverage()} after` },
       versions: versions(),
       settings: describeSettings(settings),

@@ -8,7 +8,8 @@
 //     (2.36), libgcc's unwinder calls _dl_find_object (2.35). We define local replacements.
 // The definitions are hidden: every object of the addon (ours and the static libstdc++.a and
 // libgcc_eh.a members) binds to them at link time, and nothing is exported. test/glibc.test.ts
-// checks the result with objdump -T.
+// checks the result with objdump. With musl this file compiles to nothing; another glibc
+// architecture needs its base version below.
 #define _GNU_SOURCE
 #include <stdint.h>  // defines __GLIBC__ when the C library is glibc
 
@@ -31,7 +32,9 @@
 
 #define HIDDEN __attribute__((visibility("hidden")))
 
-// `old_NAME` is an import of NAME@BASE_VERSION; NAME itself is our hidden forwarder.
+// `old_NAME` is an import of NAME@BASE_VERSION; NAME itself is our hidden forwarder. Before
+// glibc 2.34 these base versions live in libpthread.so.0, which every Node binary for such a
+// glibc loads; the dynamic loader matches a version by name in any loaded object.
 #define BASE(name) __asm__(".symver old_" #name ", " #name "@" BASE_VERSION)
 
 BASE(pthread_create);

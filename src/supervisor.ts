@@ -80,7 +80,7 @@ export class Supervisor {
 
   /** Zombies sexton cannot reap because their parent lives and never waits, by parent. Reads /proc. */
   zombieParents(): ZombieGroup[] {
-    return zombiesByParent(this.leftovers(), this.isInit ? 1 : process.pid);
+    return zombiesByParent(this.leftovers(), this.ownPid());
   }
 
   /** Logs and remembers who holds zombies; called when shutdown begins. */
@@ -162,7 +162,7 @@ export class Supervisor {
       this.reportHeldZombies();
       const drain = drainDelay > 0 ? `after a ${drainDelay}s drain delay, ` : '';
       this.log.warn(`received ${name}: stopping ${drain}grace period ${grace}s`);
-      if (drainDelay === 0) return this.startGrace();  // the handler already forwarded it
+      if (drainDelay === 0) return this.startStopping();  // the handler already forwarded it
       this.phase = 'draining';
       this.drainTimer = setTimeout(() => this.forwardStopSignal(), drainDelay * 1000);
     } else if (this.phase === 'draining') {
@@ -176,7 +176,26 @@ export class Supervisor {
 
   private forwardStopSignal(): void {
     this.sendStopSignal();
+    this.startStopping();
+  }
+
+  /**
+   * The grace period starts with the stop signal's forwarding. Daemons that were re-parented to
+   * sexton have no parent left to tell them to stop, so they get SIGTERM now, with the whole
+   * grace period to finish their work, even if the main child ignores its signal.
+   */
+  private startStopping(): void {
+    const daemons = this.leftovers().filter((p) => p.ppid === this.ownPid() && p.pid !== this.mainPid && p.state !== 'Z');
+    if (daemons.length > 0) {
+      this.log.info(`sending TERM to ${daemons.length} re-parented process(es): ${daemons.map((p) => p.pid).join(' ')}`);
+      for (const p of daemons) this.native.signalProcess(p.pid, SIGTERM, p.startTime);
+    }
     this.startGrace();
+  }
+
+  /** sexton's pid as /proc shows it (1 inside its own namespace). */
+  private ownPid(): number {
+    return this.isInit ? 1 : process.pid;
   }
 
   private sendStopSignal(): void {

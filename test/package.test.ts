@@ -23,13 +23,14 @@ afterAll(() => {
   if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
 
-async function installInto(name: string, extra: string[]): Promise<{ app: string; output: string }> {
+/** Installs the tarball into a new project `name`; by default with the compiler-less PATH only. */
+async function installInto(name: string, extra: string[], withEnv = env): Promise<{ app: string; output: string }> {
   const app = path.join(scratch, name);
   mkdirSync(app);
-  await execa('npm', ['init', '-y'], { cwd: app, env, extendEnv: false, timeout: 60_000 });
+  await execa('npm', ['init', '-y'], { cwd: app, env: withEnv, extendEnv: false, timeout: 60_000 });
   const install = await execa('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...extra, tarball], {
     cwd: app,
-    env,
+    env: withEnv,
     extendEnv: false,
     timeout: 180_000,
     all: true,
@@ -37,10 +38,10 @@ async function installInto(name: string, extra: string[]): Promise<{ app: string
   return { app, output: install.all ?? '' };
 }
 
-async function runSexton(app: string): Promise<{ stdout: string; exitCode: number | undefined }> {
+async function runSexton(app: string, withEnv = env): Promise<{ stdout: string; exitCode: number | undefined }> {
   const run = await execa('./node_modules/.bin/sexton', ['--', '/bin/echo', 'ok'], {
     cwd: app,
-    env,
+    env: withEnv,
     extendEnv: false,
     timeout: 30_000,
     reject: false,
@@ -75,5 +76,15 @@ describe('npm pack tarball', () => {
     // A compile would have failed here (no compiler), and would have left build/ behind.
     expect(existsSync(path.join(app, 'node_modules', 'sexton', 'build'))).toBe(false);
     expect(await runSexton(app)).toEqual({ stdout: 'ok', exitCode: 0 });
+  });
+
+  test('when no prebuild fits, installing with scripts compiles the addon from source', async () => {
+    // node-gyp-build takes LIBC from the environment: claiming musl makes the glibc prebuild
+    // a mismatch, as on Alpine. This install has the machine's full PATH, compiler included.
+    const full = { ...(process.env as Record<string, string>), LIBC: 'musl' };
+    const { app, output } = await installInto('compile-fallback', ['--foreground-scripts'], full);
+    expect(output).toMatch(/gyp info ok/);
+    expect(existsSync(path.join(app, 'node_modules', 'sexton', 'build', 'Release', 'sexton.node'))).toBe(true);
+    expect(await runSexton(app, full)).toEqual({ stdout: 'ok', exitCode: 0 });
   });
 });

@@ -89,6 +89,8 @@ export async function startPid1(argv, { lines = false } = {}) {
     pid1,
     exited,
     describe,
+    /** What PID 1 wrote to stderr so far (the first 10 kB). */
+    stderr: () => stderr,
     /** The next stdout line, or null after timeoutMs. */
     nextLine(timeoutMs) {
       if (queued.length > 0) return Promise.resolve(queued.shift());

@@ -20,14 +20,32 @@ export function memoryOf(pid) {
   return { vmRss: kib(status.VmRSS), rssAnon: kib(status.RssAnon), rssFile: kib(status.RssFile), pss: kib(rollup.Pss) };
 }
 
-/** Context switches (voluntary + involuntary) of each thread, by tid, with its name. */
+/** x86-64 numbers of the syscalls that idle inits and Node's threads sleep in. */
+const SLEEPING_IN = { 0: 'read', 7: 'poll', 128: 'rt_sigtimedwait', 202: 'futex', 230: 'clock_nanosleep', 232: 'epoll_wait', 247: 'waitid', 281: 'epoll_pwait' };
+
+/**
+ * What a thread is: its name, "main" for the thread group leader, and the syscall it sleeps in
+ * (Node names none of its threads, so this tells the event loop from V8's workers, the reaper).
+ */
+function threadRole(pid, tid, name) {
+  let syscall = '';
+  try {
+    const number = readFileSync(`/proc/${pid}/task/${tid}/syscall`, 'utf8').split(' ')[0];
+    syscall = SLEEPING_IN[number] ?? `syscall ${number}`;
+  } catch {
+    // gone, or running
+  }
+  return [name, String(tid) === String(pid) ? 'main' : '', syscall && `in ${syscall}`].filter(Boolean).join(' ');
+}
+
+/** Context switches (voluntary + involuntary) of each thread, by tid, with what it is. */
 export function contextSwitches(pid) {
   const threads = new Map();
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
       const status = fieldsOf(readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8'));
       const switches = Number(status.voluntary_ctxt_switches) + Number(status.nonvoluntary_ctxt_switches);
-      threads.set(tid, { name: status.Name, switches });
+      threads.set(tid, { name: threadRole(pid, tid, status.Name), switches });
     } catch {
       // the thread ended
     }
@@ -49,7 +67,13 @@ export function zombieChildren(pid) {
   return zombies;
 }
 
-/** The last pid the kernel handed out (machine-wide): pids used per second = fork rate. */
+/** The last pid the kernel handed out, machine-wide: pids used per second = fork rate. */
 export function lastPid() {
   return Number(readFileSync('/proc/loadavg', 'utf8').trim().split(' ').at(-1));
+}
+
+/** Pids handed out between two lastPid() readings; pids wrap around at pid_max. */
+export function pidsBetween(first, last) {
+  if (last >= first) return last - first;
+  return last + Number(readFileSync('/proc/sys/kernel/pid_max', 'utf8')) - first;
 }

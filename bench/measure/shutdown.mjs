@@ -6,6 +6,8 @@ import { msBetween, now, sleep, startPid1 } from '../lib/pid1.mjs';
 import { median, rotate } from '../lib/stats.mjs';
 
 export const GRACE_S = 1;
+/** Pause after the child's "ready": it can come before the init has finished starting. */
+const SETTLE_MS = 100;
 /** A shutdown that takes longer than this is a failure of the bench, not a slow init. */
 const EXIT_TIMEOUT_MS = 10_000;
 
@@ -13,6 +15,7 @@ async function timeTermToExit(argv) {
   const run = await startPid1(argv, { lines: true });
   try {
     await run.expectLine('ready');
+    await sleep(SETTLE_MS);
     const sent = now();
     run.signal('SIGTERM');
     const exit = await Promise.race([run.exited, sleep(EXIT_TIMEOUT_MS).then(() => null)]);
@@ -28,6 +31,7 @@ async function peersIgnoringTerm(peers, child, waitMs) {
   try {
     for (const c of peers) runs.push(await startPid1(c.argv([child, 'stubborn']), { lines: true }));
     await Promise.all(runs.map((run) => run.expectLine('ready')));
+    await sleep(SETTLE_MS);
     const sent = now();
     for (const run of runs) run.signal('SIGTERM');
     const ended = runs.map(() => null);

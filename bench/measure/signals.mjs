@@ -3,20 +3,25 @@
 // signal at a time (signals of one kind coalesce), with a short pause between them.
 // Under the storm, the child runs a background process that makes orphans without pause, so
 // the init forwards while it reaps.
-import { lastPid } from '../lib/procfs.mjs';
+import { lastPid, pidsBetween } from '../lib/procfs.mjs';
 import { msBetween, now, sleep, startPid1 } from '../lib/pid1.mjs';
 import { median, percentile, rotate } from '../lib/stats.mjs';
 
 /** A signal whose stamp has not come back after this long counts as lost. */
 const LOST_AFTER_MS = 1000;
-/** Time the orphan maker gets to reach full speed before the first signal. */
-const STORM_WARMUP_MS = 200;
+/**
+ * Pause after the child's "ready" before the first signal: the child can print it before the
+ * init has finished starting (sexton's spawn returns only after the exec), and the latency of a
+ * signal that arrives during startup is not forwarding latency. Under the storm, the orphan
+ * maker also reaches full speed meanwhile.
+ */
+const SETTLE_MS = { signals: 100, 'storm-signals': 200 };
 
 async function oneBlock(candidate, child, mode, count) {
   const run = await startPid1(candidate.argv([child, mode]), { lines: true });
   try {
     await run.expectLine('ready');
-    if (mode === 'storm-signals') await sleep(STORM_WARMUP_MS);
+    await sleep(SETTLE_MS[mode]);
     const latenciesUs = [];
     let lost = 0;
     const started = now();
@@ -29,7 +34,7 @@ async function oneBlock(candidate, child, mode, count) {
       else latenciesUs.push(Number(BigInt(line) - sent) / 1000);
       await sleep(1 + (i % 3));  // 1-3 ms apart, so that no rhythm locks in
     }
-    const pidsPerSecond = (lastPid() - firstPid) / (msBetween(started, now()) / 1000);
+    const pidsPerSecond = pidsBetween(firstPid, lastPid()) / (msBetween(started, now()) / 1000);
     return { latenciesUs, lost, pidsPerSecond };
   } finally {
     await run.kill();
