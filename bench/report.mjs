@@ -8,6 +8,7 @@ const MiB = 1024;  // memory is read in KiB
 function number(value, digits) {
   if (value === null || value === undefined || Number.isNaN(value)) return '—';
   if (value === Infinity) return '∞';
+  if (value === 0) return '0';
   if (digits !== undefined) return value.toFixed(digits);
   return Math.abs(value) >= 100 ? value.toFixed(0) : Math.abs(value) >= 10 ? value.toFixed(1) : value.toFixed(2);
 }
@@ -49,7 +50,7 @@ export function tables(r, names) {
   const signalTable = table(
     [
       'init', `idle wake-ups (${idle.windowMs / 1000} s)`, 'signal median (µs)', 'signal p99 (µs)',
-      'storm: signal median (µs)', 'storm: signal p99 (µs)', 'signals lost', 'storm: forks/s',
+      'storm: signal median (µs)', 'storm: signal p99 (µs)', 'signals lost (idle / storm)', 'storm: forks/s',
     ],
     names.map((n) => [
       n, wakeups(n), sig('idle', 'medianUs')(n), sig('idle', 'p99Us')(n), sig('storm', 'medianUs')(n), sig('storm', 'p99Us')(n),

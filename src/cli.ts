@@ -2,7 +2,7 @@
 import { writeSync } from 'node:fs';
 import { errnoName } from './command';
 import { Logger } from './log';
-import { loadNative } from './native';
+import { ADDON_EXIT, AddonLoadError, loadNative } from './native';
 import { parseArgs, USAGE, USAGE_EXIT, UsageError } from './options';
 import { statusMain } from './status-command';
 import { Supervisor } from './supervisor';
@@ -74,27 +74,37 @@ function runHarness(argv: string[]): void {
   harness.harnessMain(argv).then((code) => process.exit(code));
 }
 
-export function main(argv: string[]): void {
-  if (argv[0] === 'harness') return runHarness(argv.slice(1));
-  if (argv[0] === 'status') {
-    statusMain(argv.slice(1), process.env).then((code) => process.exit(code));
-    return;
-  }
+function runInit(argv: string[]): void {
   disableChildProcess();
-  let request;
-  try {
-    request = parseArgs(argv, process.env);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    write(2, `sexton: ${error.message}\nTry 'sexton --help' for usage.\n`);
-    process.exit(USAGE_EXIT);
-  }
+  const request = parseArgs(argv, process.env);
   if (request.kind === 'help') return write(1, `${USAGE}\n`);
   if (request.kind === 'version') return write(1, `sexton ${SEXTON_VERSION}\n`);
   const log = new Logger(request.options.verbosity, request.options.logFormat);
   keepInitAlive(log);
   shedNodeOptions(log);
   new Supervisor(request.options, log).start();
+}
+
+export function main(argv: string[]): void {
+  if (argv[0] === 'harness') return runHarness(argv.slice(1));
+  if (argv[0] === 'status') {
+    statusMain(argv.slice(1), process.env).then((code) => process.exit(code));
+    return;
+  }
+  try {
+    runInit(argv);
+  } catch (error) {
+    // Nothing runs yet, so a clean message and a documented status, never a stack trace.
+    if (error instanceof UsageError) {
+      write(2, `sexton: ${error.message}\nTry 'sexton --help' for usage.\n`);
+      process.exit(USAGE_EXIT);
+    }
+    if (error instanceof AddonLoadError) {
+      write(2, `sexton: ${error.message}\n`);
+      process.exit(ADDON_EXIT);
+    }
+    throw error;
+  }
 }
 
 main(process.argv.slice(2));

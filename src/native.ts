@@ -79,6 +79,12 @@ function addonCandidates(errors: string[]): string[] {
   }
 }
 
+/** The addon is not there or does not load: sexton cannot run at all. */
+export class AddonLoadError extends Error {}
+
+/** Exit status when the addon cannot load; documented in the README. */
+export const ADDON_EXIT = 1;
+
 let loaded: Native | undefined;
 
 export function loadNative(): Native {
@@ -92,7 +98,7 @@ export function loadNative(): Native {
       errors.push(`${candidate}: ${(error as Error).message.split('\n')[0]}`);
     }
   }
-  throw new Error(
+  throw new AddonLoadError(
     "cannot load sexton's native addon: no prebuilt one fits this machine and none was compiled " +
       '(install without --ignore-scripts to compile it, or run "npm run build" in a checkout)\n  ' +
       errors.join('\n  '),
