@@ -37,6 +37,8 @@ export class Supervisor {
   private drainTimer?: NodeJS.Timeout;
   private graceTimer?: NodeJS.Timeout;
   private shutdownStarted = false;
+  /** Stop signals acted on so far; the native counter says how many arrived. */
+  private stopSignalsHandled = 0;
   private survivorsKilled = 0;
   /** Zombies that live parents held when shutdown began: what --strict calls a leak. */
   private heldZombies: ZombieGroup[] = [];
@@ -148,7 +150,21 @@ export class Supervisor {
     } else if (notice.action === 0) {
       this.log.debug(`dropped ${name}`);
     }
-    if (notice.signal === this.options.stopSignal) this.onStopSignal(name);
+    if (notice.signal === this.options.stopSignal) this.catchUpOnStopSignals();
+  }
+
+  /**
+   * Acts on every stop signal that has arrived, counted natively. Signal notices and reaper
+   * events reach JS on separate threads, so the main child's death from a forwarded TERM may
+   * be heard before the TERM itself: whoever comes first catches up.
+   */
+  private catchUpOnStopSignals(): void {
+    const arrived = this.native.stats().received[this.options.stopSignal];
+    const name = signalName(this.options.stopSignal);
+    while (this.stopSignalsHandled < arrived) {
+      this.stopSignalsHandled++;
+      this.onStopSignal(name);
+    }
   }
 
   private target(): string {
@@ -216,6 +232,7 @@ export class Supervisor {
     this.mainExit = { exitCode: event.exitCode, signal: event.signal };
     const how = event.signal ? `was killed by ${signalName(event.signal)}` : `exited with code ${event.exitCode}`;
     this.log.info(`main child (pid ${event.pid}) ${how}`);
+    this.catchUpOnStopSignals();
     clearTimeout(this.drainTimer);
     if (this.phase === 'killing') return;
     this.terminateLeftovers();

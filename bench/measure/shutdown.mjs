@@ -1,7 +1,7 @@
 // Shutdown: SIGTERM to PID 1 until the namespace is gone (unshare exits when PID 1 does).
 // A cooperative child dies of the forwarded SIGTERM; a stubborn one ignores it, and only an
-// init with a grace period (sexton --grace 1) ends it. The peers have none: they are given
-// PEER_WAIT_MS and then killed, all at once since they only wait.
+// init with a grace period (sexton --grace 1) ends it. The peers have none: they are watched
+// for peerWaitMs and then killed, all side by side since they only wait.
 import { msBetween, now, sleep, startPid1 } from '../lib/pid1.mjs';
 import { median, rotate } from '../lib/stats.mjs';
 

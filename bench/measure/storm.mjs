@@ -21,7 +21,7 @@ async function oneStorm(candidate, size) {
         if (line.includes('"storm-done"')) return void (doneAt = now());
       }
     })();
-    const samples = [];  // [ns since start, zombies]
+    const samples = [];  // [CLOCK_MONOTONIC ns, zombies]
     const started = now();
     while (doneAt === undefined || msBetween(doneAt, now()) < WATCH_AFTER_MS) {
       if (msBetween(started, now()) > 30_000) throw new Error(`the storm under ${candidate.name} did not finish in 30 s`);
@@ -37,7 +37,6 @@ async function oneStorm(candidate, size) {
       after100: at100 ? at100[1] : NaN,
       // None left at the first look after "storm-done": nothing to drain.
       drainMs: drained === undefined ? Infinity : drained === after[0] ? 0 : msBetween(doneAt, drained[0]),
-      samples: samples.length,
     };
   } finally {
     await run.kill();
