@@ -43,6 +43,7 @@ Napi::Value StartReaper(const Napi::CallbackInfo& info) {
       out.Set("pid", e->pid);
       out.Set("exitCode", e->exit_code);
       out.Set("signal", e->signal);
+      out.Set("lastChild", e->last_child);
       delete e;
       callback.Call({out});
     });

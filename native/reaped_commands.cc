@@ -43,9 +43,10 @@ void read_comm(pid_t pid, char (&name)[kNameSize]) {
 
 }  // namespace
 
-void count_reaped_command(pid_t zombie) {
+void count_reaped_command(pid_t zombie, bool read_name) {
   char name[kNameSize];
-  read_comm(zombie, name);
+  if (read_name) read_comm(zombie, name);
+  else snprintf(name, sizeof name, "(unnamed)");
   Table& t = table();
   std::lock_guard<std::mutex> lock(t.mutex);
   for (int i = 0; i < t.used; i++) {

@@ -8,8 +8,8 @@
 namespace sexton {
 
 // Orphans reaped, counted by command name (the kernel's comm, read from /proc just before
-// the zombie is reaped: after that the name is gone).
-void count_reaped_command(pid_t zombie);
+// the zombie is reaped: after that the name is gone). Without read_name it counts as unnamed.
+void count_reaped_command(pid_t zombie, bool read_name);
 
 struct CommandCount {
   std::string command;

@@ -17,6 +17,7 @@ namespace sexton {
 namespace {
 
 ReapListener* listener = nullptr;  // heap, never destroyed
+constexpr int kNamedPerWakeup = 8;
 
 ReapEvent main_exit_event(pid_t pid, int status) {
   ReapEvent event{ReapEvent::kMainExited, pid};
@@ -30,6 +31,9 @@ ReapEvent main_exit_event(pid_t pid, int status) {
 void reap_zombies() {
   MainChild& child = main_child();
   Counters& stats = counters();
+  // Reading a name costs a /proc open per zombie: in a storm, name only the first few of each
+  // wake-up and count the rest unnamed, so that naming never lets zombies pile up.
+  int names_left = kNamedPerWakeup;
   for (;;) {
     std::unique_lock<std::mutex> lock(child.mutex);
     // Look before reaping (WNOWAIT): an orphan's name is only readable while it is a zombie.
@@ -37,7 +41,7 @@ void reap_zombies() {
     if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid == 0) return;
     pid_t pid = info.si_pid;
     bool is_main = pid == child.pid;
-    if (!is_main) count_reaped_command(pid);
+    if (!is_main) count_reaped_command(pid, names_left-- > 0);
     int status = 0;
     if (waitpid(pid, &status, WNOHANG) != pid) return;
     stats.reaped.fetch_add(1);
@@ -47,8 +51,11 @@ void reap_zombies() {
     }
     child.alive.store(false);
     child.pid = 0;
+    ReapEvent event = main_exit_event(pid, status);
+    siginfo_t probe = {};
+    event.last_child = waitid(P_ALL, 0, &probe, WEXITED | WNOHANG | WNOWAIT) != 0 && errno == ECHILD;
     lock.unlock();
-    (*listener)(main_exit_event(pid, status));
+    (*listener)(event);
   }
 }
 

@@ -10,6 +10,7 @@ struct ReapEvent {
   pid_t pid = 0;
   int exit_code = -1;  // set when the main child exited normally
   int signal = 0;      // set when the main child was killed by a signal
+  bool last_child = false;  // main exited and sexton has no other child: nothing is left
 };
 
 // Called on the reaper thread; must hand the event to JS without blocking.

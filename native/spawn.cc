@@ -97,7 +97,9 @@ SpawnResult spawn(const SpawnRequest& request) {
   MainChild& child = main_child();
   {
     std::lock_guard<std::mutex> lock(child.mutex);
-    pid_t pid = fork();
+    // vfork: no copy of Node's page tables (0.4 ms at every start). The child only makes
+    // system calls on data built above, with every signal blocked, until it execs.
+    pid_t pid = vfork();
     if (pid == 0) exec_child(request, argv.data(), give_terminal, report[1]);
     if (pid < 0) {
       result.fork_errno = errno;

@@ -11,14 +11,24 @@ declare const SEXTON_VERSION: string;
 
 /**
  * libuv reaps only the pids it spawned, and sexton's reaper would steal their exit statuses:
- * 'exit' events never fire and spawnSync hangs. Make any use fail loudly instead, down to the
- * two functions every spawn goes through, so a reference taken earlier (a preload) fails too.
+ * 'exit' events never fire and spawnSync hangs. Make any use fail loudly instead: requiring it
+ * throws, and if a preload loaded it before sexton ran, the two functions every spawn goes
+ * through throw, so references it took fail too. (Loading child_process ourselves would cost
+ * 2 ms of every start.)
  */
 function disableChildProcess(): void {
   const blocked = (name: string) => () => {
-    throw new Error(`child_process ${name} is disabled inside the sexton init: its reaper owns every child`);
+    throw new Error(`child_process${name && `.${name}`} is disabled inside the sexton init: its reaper owns every child`);
   };
-  const childProcess = require('node:child_process') as Record<string, unknown> & { ChildProcess: { prototype: { spawn: unknown } } };
+  const Module = require('node:module') as { _load(request: string, ...rest: unknown[]): unknown };
+  const load = Module._load;
+  Module._load = function (request: string, ...rest: unknown[]) {
+    if (request === 'child_process' || request === 'node:child_process') blocked('')();
+    return load.call(this, request, ...rest);
+  };
+  const loadedModules = (process as unknown as { moduleLoadList: string[] }).moduleLoadList;
+  if (!loadedModules.includes('NativeModule child_process')) return;
+  const childProcess = load('node:child_process') as Record<string, unknown> & { ChildProcess: { prototype: { spawn: unknown } } };
   for (const name of ['spawn', 'spawnSync', 'exec', 'execSync', 'execFile', 'execFileSync', 'fork']) {
     childProcess[name] = blocked(name);
   }

@@ -10,8 +10,9 @@ export interface SpawnResult {
 }
 
 export type ReapEvent =
-  | { kind: 'main-exited'; pid: number; exitCode: number; signal: number }
-  | { kind: 'no-children'; pid: 0; exitCode: -1; signal: 0 };
+  /** lastChild: sexton had no other child left when the main child was reaped. */
+  | { kind: 'main-exited'; pid: number; exitCode: number; signal: number; lastChild: boolean }
+  | { kind: 'no-children'; pid: 0; exitCode: -1; signal: 0; lastChild: false };
 
 export interface SignalNotice {
   /** The signal sexton received. */

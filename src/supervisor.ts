@@ -86,8 +86,8 @@ export class Supervisor {
   }
 
   /** Logs and remembers who holds zombies; called when shutdown begins. */
-  private reportHeldZombies(): void {
-    this.heldZombies = this.zombieParents();
+  private reportHeldZombies(processes: ProcessInfo[]): void {
+    this.heldZombies = zombiesByParent(processes, this.ownPid());
     for (const g of this.heldZombies) {
       this.log.warn(`pid ${g.pid} (${g.command}) holds ${g.zombies} zombie(s) it never waited for; no init can reap them while it lives`, { parent: g.pid, command: g.command, zombies: g.zombies });
     }
@@ -175,10 +175,11 @@ export class Supervisor {
     const { drainDelay, grace } = this.options;
     if (this.phase === 'running') {
       this.shutdownStarted = true;
-      this.reportHeldZombies();
+      const processes = this.leftovers();
+      this.reportHeldZombies(processes);
       const drain = drainDelay > 0 ? `after a ${drainDelay}s drain delay, ` : '';
       this.log.warn(`received ${name}: stopping ${drain}grace period ${grace}s`);
-      if (drainDelay === 0) return this.startStopping();  // the handler already forwarded it
+      if (drainDelay === 0) return this.startStopping(processes);  // the handler already forwarded it
       this.phase = 'draining';
       this.drainTimer = setTimeout(() => this.forwardStopSignal(), drainDelay * 1000);
     } else if (this.phase === 'draining') {
@@ -192,7 +193,7 @@ export class Supervisor {
 
   private forwardStopSignal(): void {
     this.sendStopSignal();
-    this.startStopping();
+    this.startStopping(this.leftovers());
   }
 
   /**
@@ -200,8 +201,8 @@ export class Supervisor {
    * sexton have no parent left to tell them to stop, so they get SIGTERM now, with the whole
    * grace period to finish their work, even if the main child ignores its signal.
    */
-  private startStopping(): void {
-    const daemons = this.leftovers().filter((p) => p.ppid === this.ownPid() && p.pid !== this.mainPid && p.state !== 'Z');
+  private startStopping(processes: ProcessInfo[]): void {
+    const daemons = processes.filter((p) => p.ppid === this.ownPid() && p.pid !== this.mainPid && p.state !== 'Z');
     if (daemons.length > 0) {
       this.log.info(`sending TERM to ${daemons.length} re-parented process(es): ${daemons.map((p) => p.pid).join(' ')}`);
       for (const p of daemons) this.native.signalProcess(p.pid, SIGTERM, p.startTime);
@@ -234,6 +235,7 @@ export class Supervisor {
     this.log.info(`main child (pid ${event.pid}) ${how}`);
     this.catchUpOnStopSignals();
     clearTimeout(this.drainTimer);
+    if (event.lastChild) this.finish();  // nothing left to wait for or to scan /proc for
     if (this.phase === 'killing') return;
     this.terminateLeftovers();
   }
@@ -244,9 +246,10 @@ export class Supervisor {
   }
 
   private terminateLeftovers(): void {
-    const left = this.leftovers().filter((p) => p.state !== 'Z');
+    const processes = this.leftovers();
+    const left = processes.filter((p) => p.state !== 'Z');
     if (left.length === 0) return;  // the reaper reports "no children" next
-    if (!this.shutdownStarted) this.reportHeldZombies();
+    if (!this.shutdownStarted) this.reportHeldZombies(processes);
     this.shutdownStarted = true;
     const fresh = this.phase !== 'stopping';
     this.log.warn(`main child is gone; ${left.length} process(es) left: sending TERM, ${fresh ? `grace period ${this.options.grace}s` : 'within the grace period'}`);

@@ -33,6 +33,14 @@ test('child_process cannot be used inside the init', async () => {
   expect(result.exitCode).toBe(0);
 });
 
+test('child_process cannot even be required inside the init when nothing loaded it before sexton', async () => {
+  const run = await runAsPid1(['--', 'sleep', '0.5'], { nodeArgs: ['--require', fixture('core-guard-late-require.js')], timeoutMs: 10_000 });
+  const result = await run.done();
+  expect(result.stderr).toMatch(/^BLOCKED: require: child_process is disabled inside the sexton init/m);
+  expect(result.stderr).not.toContain('USABLE');
+  expect(result.exitCode).toBe(0);
+});
+
 test('child_process cannot be used inside the init even through functions a preload took early', async () => {
   // A preload (NODE_OPTIONS=--require agent.js also applies to the init) may keep references to
   // child_process functions taken before sexton ran. If spawnSync still works it wedges PID 1
