@@ -17,7 +17,7 @@ namespace sexton {
 namespace {
 
 ReapListener* listener = nullptr;  // heap, never destroyed
-constexpr int kNamedPerWakeup = 8;
+constexpr int kNamedPerWakeup = 1;
 
 ReapEvent main_exit_event(pid_t pid, int status) {
   ReapEvent event{ReapEvent::kMainExited, pid};

@@ -1,4 +1,5 @@
 // The one typed boundary to the native addon (native/*.cc). Nothing else loads it.
+import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 
 export interface SpawnResult {
@@ -71,6 +72,15 @@ export interface Native {
 function addonCandidates(errors: string[]): string[] {
   // dist/sexton.js and src/native.ts both sit one level below the package root.
   const root = path.resolve(__dirname, '..');
+  // The usual places first, without node-gyp-build's directory walk (a millisecond of every
+  // start): a local build, then this platform's prebuild for glibc or musl.
+  const prebuilds = path.join(root, 'prebuilds', `${process.platform}-${process.arch}`);
+  const usual = [
+    path.join(root, 'build', 'Release', 'sexton.node'),
+    path.join(prebuilds, 'sexton.glibc.node'),
+    path.join(prebuilds, 'sexton.musl.node'),
+  ].filter((file) => existsSync(file));
+  if (usual.length > 0) return usual;
   const nodeGypBuild = require('node-gyp-build') as { resolve(root: string): string };
   try {
     return [nodeGypBuild.resolve(root)];

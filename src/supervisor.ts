@@ -23,6 +23,8 @@ const { SIGTERM, SIGKILL } = constants.signals;
 /** Exit status under --strict when the child succeeded but leaked; documented in the README. */
 export const STRICT_EXIT = 70;
 const { ESRCH } = constants.errno;
+/** How long after the child's start the status socket, metrics and stats file come up. */
+const EXPORTERS_DELAY_MS = 100;
 /** How often the kill round repeats until the tree is empty (a child may fork meanwhile). */
 const KILL_REPEAT_MS = 100;
 /** Exit anyway this long after SIGKILL, if something in state D refuses to go. */
@@ -114,8 +116,9 @@ export class Supervisor {
     this.mainPid = result.pid;
     this.phase = 'running';
     this.log.info(`started '${options.command.join(' ')}' as pid ${result.pid}`);
-    // After the child is on its way: the exporters must not delay its start.
-    setImmediate(() => this.startExporters());
+    // Once the child is well on its way: loading net and http must not delay its start, and a
+    // command that is over within moments never needed them.
+    setTimeout(() => this.startExporters(), EXPORTERS_DELAY_MS);
   }
 
   private async startExporters(): Promise<void> {
