@@ -24,7 +24,6 @@ Napi::Value Spawn(const Napi::CallbackInfo& info) {
   request.argv = string_array(info[0]);
   request.candidates = string_array(info[1]);
   SpawnResult result = spawn(request);
-  if (result.pid > 0 && result.exec_errno == 0) forward_pending_signals();
   Napi::Object out = Napi::Object::New(info.Env());
   out.Set("pid", result.pid);
   out.Set("execErrno", result.exec_errno);
@@ -37,7 +36,7 @@ Napi::Value StartReaper(const Napi::CallbackInfo& info) {
   auto tsfn = Napi::ThreadSafeFunction::New(info.Env(), info[0].As<Napi::Function>(), "sexton-reaper", 0, 1);
   start_reaper([tsfn](const ReapEvent& event) mutable {
     auto* copy = new ReapEvent(event);
-    tsfn.NonBlockingCall(copy, [](Napi::Env env, Napi::Function callback, ReapEvent* e) {
+    napi_status status = tsfn.NonBlockingCall(copy, [](Napi::Env env, Napi::Function callback, ReapEvent* e) {
       Napi::Object out = Napi::Object::New(env);
       out.Set("kind", e->kind == ReapEvent::kMainExited ? "main-exited" : "no-children");
       out.Set("pid", e->pid);
@@ -47,6 +46,7 @@ Napi::Value StartReaper(const Napi::CallbackInfo& info) {
       delete e;
       callback.Call({out});
     });
+    if (status != napi_ok) delete copy;
   });
   return info.Env().Undefined();
 }
@@ -56,7 +56,7 @@ Napi::Value InstallSignalHandlers(const Napi::CallbackInfo& info) {
   tsfn.Unref(info.Env());
   install_signal_handlers([tsfn](const SignalNotice& notice) mutable {
     auto* copy = new SignalNotice(notice);
-    tsfn.NonBlockingCall(copy, [](Napi::Env env, Napi::Function callback, SignalNotice* n) {
+    napi_status status = tsfn.NonBlockingCall(copy, [](Napi::Env env, Napi::Function callback, SignalNotice* n) {
       Napi::Object out = Napi::Object::New(env);
       out.Set("signal", n->signal);
       out.Set("action", n->action);
@@ -65,6 +65,7 @@ Napi::Value InstallSignalHandlers(const Napi::CallbackInfo& info) {
       delete n;
       callback.Call({out});
     });
+    if (status != napi_ok) delete copy;
   });
   return info.Env().Undefined();
 }

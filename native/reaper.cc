@@ -49,8 +49,9 @@ void reap_zombies() {
       stats.orphans_reaped.fetch_add(1);
       continue;
     }
-    child.alive.store(false);
     child.pid = 0;
+    // Forwarding ends with the main child: its pid and process group may be reused from now on.
+    child.target_pid.store(0);
     ReapEvent event = main_exit_event(pid, status);
     siginfo_t probe = {};
     event.last_child = waitid(P_ALL, 0, &probe, WEXITED | WNOHANG | WNOWAIT) != 0 && errno == ECHILD;
@@ -81,7 +82,10 @@ void reaper_loop() {
       continue;
     }
     if (errno == EINTR) continue;
-    if (errno != ECHILD) continue;
+    if (errno != ECHILD) {
+      usleep(10000);  // should not happen; never spin a core on it
+      continue;
+    }
     if (had_children) {
       had_children = false;
       (*listener)(ReapEvent{ReapEvent::kNoChildren});
@@ -107,7 +111,6 @@ void register_main_child(pid_t pid) {
   int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
   child.pidfd.store(pidfd);
   child.target_pid.store(pid);
-  child.alive.store(true);
   child.spawn_count++;
   child.spawned.notify_all();
 }

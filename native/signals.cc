@@ -90,12 +90,12 @@ void wait_and_forward_signal(int sig, siginfo_t* info, void* context) {
     errno = saved_errno;
     return;
   }
-  Counters& stats = counters();
-  stats.received[sig].fetch_add(1);
   if (info->si_pid == own_pid && info->si_code <= 0) {  // our own SIGPIPE and friends
     errno = saved_errno;
     return;
   }
+  Counters& stats = counters();
+  stats.received[sig].fetch_add(1);
   int action = actions[sig].load();
   int result = 0;
   if (action == kDrop) {
@@ -103,6 +103,8 @@ void wait_and_forward_signal(int sig, siginfo_t* info, void* context) {
   } else if (action > 0) {
     if (main_child().target_pid.load() <= 0) {
       pending.fetch_or(uint64_t{1} << (sig - 1));
+      // The child may have been registered meanwhile, after spawn flushed the pending bits.
+      if (main_child().target_pid.load() > 0) forward_pending_signals();
     } else {
       result = forward(action);
     }
@@ -131,6 +133,9 @@ void install_signal_handlers(SignalListener on_notice) {
   if (listener != nullptr) return;
   listener = new SignalListener(std::move(on_notice));
   own_pid = getpid();
+  // Create the shared state now: the first caller must not be a signal handler (allocation).
+  counters();
+  main_child();
   if (pipe2(notice_pipe, O_CLOEXEC) == 0) {
     fcntl(notice_pipe[1], F_SETFL, O_NONBLOCK);
     std::thread(relay_notices).detach();

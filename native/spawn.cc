@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "reaper.h"
+#include "signals.h"
 #include "state.h"
 
 extern char** environ;
@@ -104,13 +105,13 @@ SpawnResult spawn(const SpawnRequest& request) {
     if (pid < 0) {
       result.fork_errno = errno;
     } else {
-      setpgid(pid, pid);  // also in the parent, so -g works even before the child runs
       register_main_child(pid);
       result.pid = pid;
     }
   }
   pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   close(report[1]);
+  if (result.pid > 0) forward_pending_signals();  // signals that came before there was a child
 
   if (result.pid > 0) {
     int exec_errno = 0;

@@ -29,10 +29,10 @@ struct MainChild {
   std::condition_variable spawned;  // wakes the reaper when it had no children
   uint64_t spawn_count = 0;
   pid_t pid = 0;
-  // Read by signal handlers without the mutex.
+  // Read by signal handlers without the mutex: where forwarded signals go, 0 before the main
+  // child exists and after it was reaped.
   std::atomic<pid_t> target_pid{0};
   std::atomic<int> pidfd{-1};
-  std::atomic<bool> alive{false};
 };
 
 Counters& counters();

@@ -2,7 +2,7 @@
 import { defaultSocketPaths } from './exporters/status-socket';
 import { parseHostPort } from './exporters/prometheus';
 import type { LogFormat } from './log';
-import { parseSignal, UNCATCHABLE } from './signals';
+import { parseSignal, UNHANDLED } from './signals';
 
 export interface Options {
   command: string[];
@@ -136,7 +136,7 @@ function parseRewrite(text: string): [number, number] {
   const m = /^([^:]+):([^:]+)$/.exec(text.trim());
   if (!m) throw new UsageError(`rewrite '${text}': expected FROM:TO, e.g. TERM:INT or USR1:none`);
   const from = signalOption(m[1], `rewrite '${text}'`);
-  if (UNCATCHABLE.has(from)) throw new UsageError(`rewrite '${text}': ${m[1]} cannot be caught, so it cannot be rewritten`);
+  if (UNHANDLED.has(from)) throw new UsageError(`rewrite '${text}': sexton never handles ${m[1]}, so it cannot be rewritten`);
   const to = /^(0|none)$/i.test(m[2].trim()) ? 0 : signalOption(m[2], `rewrite '${text}'`);
   return [from, to];
 }
@@ -170,12 +170,13 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv): Request {
   if (has('help')) return { kind: 'help' };
   if (has('version')) return { kind: 'version' };
 
+  // Quiet wins over verbose, in the environment as with flags.
   let verbosity = 1;
-  if (env.SEXTON_QUIET !== undefined && parseBoolean('SEXTON_QUIET', env.SEXTON_QUIET)) verbosity = 0;
   if (env.SEXTON_VERBOSE !== undefined) {
     if (!/^\d+$/.test(env.SEXTON_VERBOSE.trim())) throw new UsageError(`SEXTON_VERBOSE='${env.SEXTON_VERBOSE}': expected a number`);
     verbosity = Math.min(3, 1 + Number(env.SEXTON_VERBOSE));
   }
+  if (env.SEXTON_QUIET !== undefined && parseBoolean('SEXTON_QUIET', env.SEXTON_QUIET)) verbosity = 0;
   const verboseFlags = given.filter((g) => g.flag === 'verbose').length;
   if (verboseFlags > 0) verbosity = Math.min(3, 1 + verboseFlags);
   if (has('quiet')) verbosity = 0;
@@ -200,7 +201,7 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv): Request {
 
   const stopText = last('stop-signal', env.SEXTON_STOP_SIGNAL);
   const stopSignal = stopText === undefined ? parseSignal('TERM') as number : signalOption(stopText, 'stop-signal');
-  if (UNCATCHABLE.has(stopSignal)) throw new UsageError(`stop-signal '${stopText}': sexton cannot catch it`);
+  if (UNHANDLED.has(stopSignal)) throw new UsageError(`stop-signal '${stopText}': sexton never handles it`);
   const drainText = last('drain-delay', env.SEXTON_DRAIN_DELAY);
   const drainDelay = drainText === undefined ? 0 : parseSeconds('drain-delay', drainText);
   const graceText = last('grace', env.SEXTON_GRACE);

@@ -4,8 +4,8 @@ import { loadNative } from './native';
 
 const standard = constants.signals as Record<string, number>;
 
-/** Signals a process cannot catch, or that sexton must not forward. */
-export const UNCATCHABLE = new Set([standard.SIGKILL, standard.SIGSTOP]);
+/** Signals sexton has no handler for: KILL and STOP cannot be caught, CHLD is the reaper's. */
+export const UNHANDLED = new Set([standard.SIGKILL, standard.SIGSTOP, standard.SIGCHLD]);
 
 let realtime: { rtmin: number; rtmax: number } | undefined;
 

@@ -38,10 +38,11 @@ export class Supervisor {
   private mainExit?: { exitCode: number; signal: number };
   private drainTimer?: NodeJS.Timeout;
   private graceTimer?: NodeJS.Timeout;
-  private shutdownStarted = false;
   /** Stop signals acted on so far; the native counter says how many arrived. */
   private stopSignalsHandled = 0;
   private survivorsKilled = 0;
+  /** Processes (pid:start time) sexton has sent SIGTERM. */
+  private readonly terminated = new Set<string>();
   /** Zombies that live parents held when shutdown began: what --strict calls a leak. */
   private heldZombies: ZombieGroup[] = [];
   private readonly isInit = process.pid === 1;
@@ -103,6 +104,8 @@ export class Supervisor {
     if (options.drainDelay > 0) native.setSignalAction(options.stopSignal, NOTIFY_ONLY);
     native.setForwardToGroup(options.pgroup);
     if (options.pdeathSignal !== undefined) native.setParentDeathSignal(options.pdeathSignal);
+    // Built now (no I/O) so that the final write happens even for a command over in moments.
+    if (options.statsFile) this.statsFile = new StatsFile(options.statsFile, () => this.snapshot(), this.log);
     this.becomeReaper();
     native.startReaper((event) => this.onReap(event));
 
@@ -124,8 +127,7 @@ export class Supervisor {
   private async startExporters(): Promise<void> {
     const { options, log } = this;
     const snapshot = () => this.snapshot();
-    if (options.statsFile) {
-      this.statsFile = new StatsFile(options.statsFile, snapshot, log);
+    if (this.statsFile) {
       // Zombies of live parents change without any counter moving: the key scans /proc too.
       this.statsFile.watch(() => {
         const c = this.native.stats();
@@ -176,8 +178,8 @@ export class Supervisor {
 
   private onStopSignal(name: string): void {
     const { drainDelay, grace } = this.options;
+    if (this.mainExit) return;  // the tree is already being taken down
     if (this.phase === 'running') {
-      this.shutdownStarted = true;
       const processes = this.leftovers();
       this.reportHeldZombies(processes);
       const drain = drainDelay > 0 ? `after a ${drainDelay}s drain delay, ` : '';
@@ -208,9 +210,13 @@ export class Supervisor {
     const daemons = processes.filter((p) => p.ppid === this.ownPid() && p.pid !== this.mainPid && p.state !== 'Z');
     if (daemons.length > 0) {
       this.log.info(`sending TERM to ${daemons.length} re-parented process(es): ${daemons.map((p) => p.pid).join(' ')}`);
-      for (const p of daemons) this.native.signalProcess(p.pid, SIGTERM, p.startTime);
+      this.terminate(daemons);
     }
     this.startGrace();
+  }
+
+  private shuttingDown(): boolean {
+    return this.phase === 'draining' || this.phase === 'stopping' || this.phase === 'killing';
   }
 
   /** sexton's pid as /proc shows it (1 inside its own namespace). */
@@ -233,10 +239,10 @@ export class Supervisor {
       if (this.mainExit) this.finish();
       return;
     }
+    this.catchUpOnStopSignals();  // a stop signal that killed it comes first, even if heard later
     this.mainExit = { exitCode: event.exitCode, signal: event.signal };
     const how = event.signal ? `was killed by ${signalName(event.signal)}` : `exited with code ${event.exitCode}`;
     this.log.info(`main child (pid ${event.pid}) ${how}`);
-    this.catchUpOnStopSignals();
     clearTimeout(this.drainTimer);
     if (event.lastChild) this.finish();  // nothing left to wait for or to scan /proc for
     if (this.phase === 'killing') return;
@@ -252,11 +258,10 @@ export class Supervisor {
     const processes = this.leftovers();
     const left = processes.filter((p) => p.state !== 'Z');
     if (left.length === 0) return;  // the reaper reports "no children" next
-    if (!this.shutdownStarted) this.reportHeldZombies(processes);
-    this.shutdownStarted = true;
+    if (!this.shuttingDown()) this.reportHeldZombies(processes);
     const fresh = this.phase !== 'stopping';
     this.log.warn(`main child is gone; ${left.length} process(es) left: sending TERM, ${fresh ? `grace period ${this.options.grace}s` : 'within the grace period'}`);
-    this.signalTree(SIGTERM, left);
+    this.terminate(left);
     if (fresh) this.startGrace();
     this.phase = 'stopping';
   }
@@ -271,7 +276,11 @@ export class Supervisor {
       this.log.warn(`grace period over: killing pid ${p.pid} (${p.command}), state ${describeState(p.state)}`, { pid: p.pid, command: p.command, state: p.state });
       this.survivorsKilled++;
     }
-    const killRound = () => this.signalTree(SIGKILL, this.leftovers());
+    const killRound = () => {
+      // kill(-1) is safe only as PID 1, where it means "this namespace"; elsewhere one by one.
+      if (this.isInit) this.native.signalEveryProcess(SIGKILL);
+      else for (const p of this.leftovers()) this.native.signalProcess(p.pid, SIGKILL, p.startTime);
+    };
     killRound();
     setInterval(killRound, KILL_REPEAT_MS).unref();
     setTimeout(() => {
@@ -280,17 +289,19 @@ export class Supervisor {
     }, KILL_BACKSTOP_MS).unref();
   }
 
-  private signalTree(signal: number, processes: ProcessInfo[]): void {
-    // kill(-1) is safe only as PID 1, where it means "this namespace"; elsewhere go one by one.
-    if (this.isInit) {
-      this.native.signalEveryProcess(signal);
-      return;
+  /** SIGTERM, once per process: a second TERM makes some programs skip their clean-up. */
+  private terminate(processes: ProcessInfo[]): void {
+    for (const p of processes) {
+      const key = `${p.pid}:${p.startTime}`;
+      if (this.terminated.has(key)) continue;
+      this.terminated.add(key);
+      this.native.signalProcess(p.pid, SIGTERM, p.startTime);
     }
-    for (const p of processes) this.native.signalProcess(p.pid, signal, p.startTime);
   }
 
   private exitCode(stats: ReapStats): number {
-    const exit = this.mainExit as { exitCode: number; signal: number };
+    // No exit heard: the main child outlived SIGKILL (state D) and sexton leaves without it.
+    const exit = this.mainExit ?? { exitCode: 0, signal: SIGKILL };
     const raw = exit.signal ? 128 + exit.signal : exit.exitCode;
     const code = this.options.remapExit.has(raw) ? 0 : raw;
     if (!this.options.strict || code !== 0) return code;
@@ -312,7 +323,7 @@ export class Supervisor {
     clearTimeout(this.graceTimer);
     const stats = this.stats();
     const code = this.exitCode(stats);
-    const noteworthy = this.shutdownStarted || stats.orphansReaped > 0 || this.survivorsKilled > 0;
+    const noteworthy = this.shuttingDown() || stats.orphansReaped > 0 || this.survivorsKilled > 0;
     const killed = this.survivorsKilled ? `; killed ${this.survivorsKilled} survivor(s)` : '';
     (noteworthy ? this.log.warn : this.log.info).call(this.log, `exiting with ${code}: ${summarize(stats)}${killed}`, { exitCode: code, ...stats });
     this.statsFile?.write();
@@ -323,8 +334,7 @@ export class Supervisor {
   private fail(message: string, exitCode: number): never {
     this.log.error(message);
     this.mainExit = { exitCode, signal: 0 };
-    // A CI job reads the stats file most when the command was broken.
-    if (this.options.statsFile) new StatsFile(this.options.statsFile, () => this.snapshot(), this.log).write();
+    this.statsFile?.write();  // a CI job reads it most when the command was broken
     return this.native.exit(exitCode);
   }
 }

@@ -337,6 +337,19 @@ describe('stats file', () => {
     expect(readdirSync(dir)).toEqual(['stats.json']);
   });
 
+  it('is written at exit even when the command is over in moments, or cannot run at all', async () => {
+    const dir = freshDir();
+    const quick = path.join(dir, 'quick.json');
+    const done = await (await runAsPid1(['--status-socket', 'none', '--stats-file', quick, '--', 'sh', '-c', 'exit 4'])).done();
+    expect(done.exitCode).toBe(4);
+    expect(JSON.parse(readFileSync(quick, 'utf8')).mainChild).toMatchObject({ state: 'exited', exitCode: 4 });
+
+    const broken = path.join(dir, 'broken.json');
+    const failed = await (await runAsPid1(['--status-socket', 'none', '--stats-file', broken, '--', 'no-such-command'])).done();
+    expect(failed.exitCode).toBe(127);
+    expect(JSON.parse(readFileSync(broken, 'utf8')).mainChild).toMatchObject({ state: 'exited', exitCode: 127 });
+  });
+
   it('is rewritten when zombies appear, not only when counters move', async () => {
     const file = path.join(freshDir(), 'stats.json');
     // After 2 s a live `sleep` starts holding a zombie: no reap, no signal, only /proc changes.
