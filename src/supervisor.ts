@@ -10,7 +10,8 @@ import { commandCandidates, errnoName, execFailure } from './command';
 import { Logger } from './log';
 import { loadNative, Native, NOTIFY_ONLY, ReapEvent, SignalNotice } from './native';
 import type { Options } from './options';
-import { describeState, descendantsOf, listProcesses, ProcessInfo, ZombieGroup, zombiesByParent } from './procfs';
+import { ProcessTree } from './process-tree';
+import { describeState, ProcessInfo, ZombieGroup } from './procfs';
 import { signalName } from './signals';
 import { ReapStats, StatsSnapshot, summarize, toReapStats } from './stats';
 import { startMetricsServer } from './exporters/prometheus';
@@ -19,7 +20,7 @@ import { startStatusSocket, StatusSocket } from './exporters/status-socket';
 
 declare const SEXTON_VERSION: string;
 
-const { SIGTERM, SIGKILL } = constants.signals;
+const { SIGKILL } = constants.signals;
 /** Exit status under --strict when the child succeeded but leaked; documented in the README. */
 export const STRICT_EXIT = 70;
 const { ESRCH } = constants.errno;
@@ -41,11 +42,10 @@ export class Supervisor {
   /** Stop signals acted on so far; the native counter says how many arrived. */
   private stopSignalsHandled = 0;
   private survivorsKilled = 0;
-  /** Processes (pid:start time) sexton has sent SIGTERM. */
-  private readonly terminated = new Set<string>();
   /** Zombies that live parents held when shutdown began: what --strict calls a leak. */
   private heldZombies: ZombieGroup[] = [];
   private readonly isInit = process.pid === 1;
+  private readonly tree: ProcessTree;
   private readonly startedAt = Date.now();
   private statusSocket?: StatusSocket;
   private statsFile?: StatsFile;
@@ -54,7 +54,9 @@ export class Supervisor {
     private readonly options: Options,
     private readonly log: Logger,
     private readonly native: Native = loadNative(),
-  ) {}
+  ) {
+    this.tree = new ProcessTree(native, this.isInit);
+  }
 
   /** Counts so far: reaped processes, orphans, signals by name. */
   stats(): ReapStats {
@@ -85,12 +87,12 @@ export class Supervisor {
 
   /** Zombies sexton cannot reap because their parent lives and never waits, by parent. Reads /proc. */
   zombieParents(): ZombieGroup[] {
-    return zombiesByParent(this.leftovers(), this.ownPid());
+    return this.tree.zombieParents();
   }
 
   /** Logs and remembers who holds zombies; called when shutdown begins. */
   private reportHeldZombies(processes: ProcessInfo[]): void {
-    this.heldZombies = zombiesByParent(processes, this.ownPid());
+    this.heldZombies = this.tree.zombieParents(processes);
     for (const g of this.heldZombies) {
       this.log.warn(`pid ${g.pid} (${g.command}) holds ${g.zombies} zombie(s) it never waited for; no init can reap them while it lives`, { parent: g.pid, command: g.command, zombies: g.zombies });
     }
@@ -180,7 +182,7 @@ export class Supervisor {
     const { drainDelay, grace } = this.options;
     if (this.mainExit) return;  // the tree is already being taken down
     if (this.phase === 'running') {
-      const processes = this.leftovers();
+      const processes = this.tree.processes();
       this.reportHeldZombies(processes);
       const drain = drainDelay > 0 ? `after a ${drainDelay}s drain delay, ` : '';
       this.log.warn(`received ${name}: stopping ${drain}grace period ${grace}s`);
@@ -198,7 +200,7 @@ export class Supervisor {
 
   private forwardStopSignal(): void {
     this.sendStopSignal();
-    this.startStopping(this.leftovers());
+    this.startStopping(this.tree.processes());
   }
 
   /**
@@ -207,10 +209,10 @@ export class Supervisor {
    * grace period to finish their work, even if the main child ignores its signal.
    */
   private startStopping(processes: ProcessInfo[]): void {
-    const daemons = processes.filter((p) => p.ppid === this.ownPid() && p.pid !== this.mainPid && p.state !== 'Z');
+    const daemons = this.tree.reparented(processes, this.mainPid);
     if (daemons.length > 0) {
       this.log.info(`sending TERM to ${daemons.length} re-parented process(es): ${daemons.map((p) => p.pid).join(' ')}`);
-      this.terminate(daemons);
+      this.tree.terminate(daemons);
     }
     this.startGrace();
   }
@@ -219,10 +221,7 @@ export class Supervisor {
     return this.phase === 'draining' || this.phase === 'stopping' || this.phase === 'killing';
   }
 
-  /** sexton's pid as /proc shows it (1 inside its own namespace). */
-  private ownPid(): number {
-    return this.isInit ? 1 : process.pid;
-  }
+
 
   private sendStopSignal(): void {
     const as = this.options.rewrites.get(this.options.stopSignal) ?? this.options.stopSignal;
@@ -249,26 +248,23 @@ export class Supervisor {
     this.terminateLeftovers();
   }
 
-  /** Every process but sexton: the namespace as PID 1, else sexton's subtree. */
-  private leftovers(): ProcessInfo[] {
-    return this.isInit ? listProcesses().filter((p) => p.pid !== 1) : descendantsOf(process.pid);
-  }
+
 
   private terminateLeftovers(): void {
-    const processes = this.leftovers();
+    const processes = this.tree.processes();
     const left = processes.filter((p) => p.state !== 'Z');
     if (left.length === 0) return;  // the reaper reports "no children" next
     if (!this.shuttingDown()) this.reportHeldZombies(processes);
     const fresh = this.phase !== 'stopping';
     this.log.warn(`main child is gone; ${left.length} process(es) left: sending TERM, ${fresh ? `grace period ${this.options.grace}s` : 'within the grace period'}`);
-    this.terminate(left);
+    this.tree.terminate(left);
     if (fresh) this.startGrace();
     this.phase = 'stopping';
   }
 
   private killSurvivors(): void {
     this.phase = 'killing';
-    for (const p of this.leftovers()) {
+    for (const p of this.tree.processes()) {
       if (p.state === 'Z') {
         this.log.warn(`grace period over: pid ${p.pid} (${p.name}) is a zombie held by live parent ${p.ppid}; reaped once its parent dies`, { pid: p.pid, command: p.name, state: p.state, parent: p.ppid });
         continue;
@@ -276,28 +272,15 @@ export class Supervisor {
       this.log.warn(`grace period over: killing pid ${p.pid} (${p.command}), state ${describeState(p.state)}`, { pid: p.pid, command: p.command, state: p.state });
       this.survivorsKilled++;
     }
-    const killRound = () => {
-      // kill(-1) is safe only as PID 1, where it means "this namespace"; elsewhere one by one.
-      if (this.isInit) this.native.signalEveryProcess(SIGKILL);
-      else for (const p of this.leftovers()) this.native.signalProcess(p.pid, SIGKILL, p.startTime);
-    };
-    killRound();
-    setInterval(killRound, KILL_REPEAT_MS).unref();
+    this.tree.killAll();
+    setInterval(() => this.tree.killAll(), KILL_REPEAT_MS).unref();
     setTimeout(() => {
       this.log.error('processes are still there after SIGKILL (uninterruptible?): exiting anyway');
       this.finish();
     }, KILL_BACKSTOP_MS).unref();
   }
 
-  /** SIGTERM, once per process: a second TERM makes some programs skip their clean-up. */
-  private terminate(processes: ProcessInfo[]): void {
-    for (const p of processes) {
-      const key = `${p.pid}:${p.startTime}`;
-      if (this.terminated.has(key)) continue;
-      this.terminated.add(key);
-      this.native.signalProcess(p.pid, SIGTERM, p.startTime);
-    }
-  }
+
 
   private exitCode(stats: ReapStats): number {
     // No exit heard: the main child outlived SIGKILL (state D) and sexton leaves without it.

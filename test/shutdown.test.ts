@@ -152,7 +152,7 @@ test('the survivor report shows a SIGSTOPped process with state T', async () => 
   const result = await run.done();
 
   expect(result.exitCode).toBe(143);  // the main child died of TERM; the stopped one was killed later
-  expect(logLines(result.stderr)).toContain(`grace period over: killing pid ${stopped} (sleep 60), state T stopped`);
+  expect(logLines(result.stderr), result.stderr).toContain(`grace period over: killing pid ${stopped} (sleep 60), state T stopped`);
 });
 
 test('as a subreaper (not PID 1), TERM ends every descendant, re-parented orphan included, and nothing else', async () => {

@@ -1,0 +1,49 @@
+// The processes sexton answers for, found through /proc and signalled without racing pid reuse.
+import { constants } from 'node:os';
+import type { Native } from './native';
+import { descendantsOf, listProcesses, ProcessInfo, ZombieGroup, zombiesByParent } from './procfs';
+
+const { SIGTERM, SIGKILL } = constants.signals;
+
+export class ProcessTree {
+  /** Processes (pid:start time) already sent SIGTERM. */
+  private readonly terminated = new Set<string>();
+
+  constructor(private readonly native: Native, readonly isInit: boolean) {}
+
+  /** sexton's pid as /proc shows it (1 inside its own namespace). */
+  get ownPid(): number {
+    return this.isInit ? 1 : process.pid;
+  }
+
+  /** Every process but sexton: the namespace as PID 1, else sexton's subtree. */
+  processes(): ProcessInfo[] {
+    return this.isInit ? listProcesses().filter((p) => p.pid !== 1) : descendantsOf(process.pid);
+  }
+
+  /** Live processes re-parented to sexton (orphaned daemons): nobody else will stop them. */
+  reparented(processes: ProcessInfo[], mainPid: number): ProcessInfo[] {
+    return processes.filter((p) => p.ppid === this.ownPid && p.pid !== mainPid && p.state !== 'Z');
+  }
+
+  /** Zombies sexton cannot reap because their parent lives and never waits, by parent. */
+  zombieParents(processes = this.processes()): ZombieGroup[] {
+    return zombiesByParent(processes, this.ownPid);
+  }
+
+  /** SIGTERM, once per process: a second TERM makes some programs skip their clean-up. */
+  terminate(processes: ProcessInfo[]): void {
+    for (const p of processes) {
+      const key = `${p.pid}:${p.startTime}`;
+      if (this.terminated.has(key)) continue;
+      this.terminated.add(key);
+      this.native.signalProcess(p.pid, SIGTERM, p.startTime);
+    }
+  }
+
+  /** SIGKILL to everything left. kill(-1) means "this namespace" only for PID 1; elsewhere one by one. */
+  killAll(): void {
+    if (this.isInit) this.native.signalEveryProcess(SIGKILL);
+    else for (const p of this.processes()) this.native.signalProcess(p.pid, SIGKILL, p.startTime);
+  }
+}
