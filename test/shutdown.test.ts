@@ -6,15 +6,15 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, expect, test } from 'vitest';
-import { killLeftovers, requireBuilt, runAsPid1, SEXTON, until } from './support/pid1';
+import { killLeftovers, requireBuilt, runAsPid1, SEXTON, StartedPids, until } from './support/pid1';
 import {
-  fixture, isAlive, killPids, logLines, parentOf, readyPids, requireTini, signalStamps, sleep, TINI,
+  fixture, isAlive, logLines, parentOf, readyPids, requireTini, signalStamps, sleep, TINI,
 } from './support/shutdown';
 
 const NODE = process.execPath;
 const SIGNALS = fixture('shutdown-signals.mjs');
 /** Host pids started outside a PID namespace; killed after each test. */
-const hostPids = new Set<number>();
+const hostPids = new StartedPids();
 let scratch = '';
 
 beforeAll(() => {
@@ -24,8 +24,7 @@ beforeAll(() => {
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 afterEach(() => {
   killLeftovers();
-  killPids(hostPids);
-  hostPids.clear();
+  hostPids.killAll();
 });
 
 test('a child that ignores TERM is SIGKILLed at the grace period, not before: exit 137, survivors reported', async () => {

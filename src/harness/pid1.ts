@@ -193,8 +193,9 @@ export async function runAsPid1(command: string[], options: RunOptions = {}): Pr
     stopper = setTimeout(() => {
       sample();
       stopSent = true;
+      // Only while pid1 is still the PID 1 we found: once gone, its pid may be someone else's.
       try {
-        if (pid1 !== undefined) process.kill(pid1, options.stopSignal ?? 'SIGTERM');
+        if (pid1 !== undefined && readProcess(pid1)?.startTime === pid1Started) process.kill(pid1, options.stopSignal ?? 'SIGTERM');
       } catch {
         // already gone
       }
@@ -210,11 +211,15 @@ export async function runAsPid1(command: string[], options: RunOptions = {}): Pr
   const parents = new Map<number, ZombieParent>();
   const firstSeen = new Map<string, number>();
   let pid1: number | undefined;
+  let pid1Started: number | undefined;
   let stopSent = false;
   let zombiesAtEnd = 0;
   const sample = () => {
-    pid1 ??= childOf(proc.pid as number);
-    if (pid1 === undefined) return;
+    if (pid1 === undefined) {
+      pid1 = childOf(proc.pid as number);
+      if (pid1 === undefined) return;
+      pid1Started = readProcess(pid1)?.startTime;
+    }
     const processes = namespaceProcesses(pid1);
     if (processes.length === 0) return;
     const zombies = processes.filter((p) => p.state === 'Z');

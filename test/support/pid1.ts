@@ -23,7 +23,8 @@ export interface Pid1Run {
   waitFor(text: string | RegExp, stream?: 'stdout' | 'stderr', timeoutMs?: number): Promise<void>;
 }
 
-const live = new Set<number>();
+/** Runs not yet awaited; a run is ours to kill only while Node has not seen it exit. */
+const live = new Set<ReturnType<typeof startUnshare>>();
 
 export interface RunOptions {
   /** Extra `node` flags for sexton (e.g. a --require preload). */
@@ -84,12 +85,13 @@ export async function runAsPid1(args: string[], options: RunOptions = {}): Promi
   const started = Date.now();
   const proc = startUnshare(argv, options);
   const unsharePid = proc.pid as number;
-  live.add(unsharePid);
+  live.add(proc);
   let out = '';
   let err = '';
   proc.stdout?.on('data', (d) => (out += d));
   proc.stderr?.on('data', (d) => (err += d));
   const pid1 = await until(() => childrenOf(unsharePid)[0], 10_000, 'PID 1 to start');
+  const pid1Started = startTimeOf(pid1);
   // Wait for sexton to be running its child before handing over: signals before that are racy.
   return {
     proc,
@@ -97,6 +99,7 @@ export async function runAsPid1(args: string[], options: RunOptions = {}): Promi
     stdout: () => out,
     stderr: () => err,
     signal(sig) {
+      if (startTimeOf(pid1) !== pid1Started) return;  // gone: its pid may be someone else's now
       try {
         process.kill(pid1, sig);
       } catch {
@@ -105,7 +108,7 @@ export async function runAsPid1(args: string[], options: RunOptions = {}): Promi
     },
     async done() {
       const result = await proc;
-      live.delete(unsharePid);
+      live.delete(proc);
       return { exitCode: result.exitCode, stdout: out, stderr: err, durationMs: Date.now() - started };
     },
     async waitFor(text, stream = 'stdout', timeoutMs = 15_000) {
@@ -118,14 +121,47 @@ export async function runAsPid1(args: string[], options: RunOptions = {}): Promi
 
 /** SIGKILL every run still alive (unshare --kill-child takes the namespace with it). */
 export function killLeftovers(): void {
-  for (const pid of live) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
+  for (const proc of live) {
+    // Once Node has reaped it, its pid may already belong to another test's process.
+    if (proc.exitCode !== null || proc.signalCode !== null) continue;
+    proc.kill('SIGKILL');
   }
   live.clear();
+}
+
+/**
+ * Host pids a test started, each remembered with its start time, so that cleanup kills only
+ * the process it means: pids are reused within a fraction of a second on these machines, and
+ * the other test worker's processes must not pay for ours.
+ */
+export class StartedPids {
+  private readonly started = new Map<number, string>();
+
+  add(pid: number): void {
+    const startTime = startTimeOf(pid);
+    if (startTime !== undefined) this.started.set(pid, startTime);
+  }
+
+  killAll(): void {
+    for (const [pid, startTime] of this.started) {
+      if (startTimeOf(pid) !== startTime) continue;
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+    this.started.clear();
+  }
+}
+
+function startTimeOf(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
 }
 
 /** Processes in state Z among `pid`'s descendants (host view). */

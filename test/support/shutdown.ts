@@ -38,15 +38,6 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-export function killPids(pids: Iterable<number>): void {
-  for (const pid of pids) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  }
-}
 
 /** sexton's stderr as lines without the "sexton: " prefix. */
 export function logLines(stderr: string): string[] {
