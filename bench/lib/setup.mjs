@@ -26,7 +26,16 @@ export function candidates() {
   return [
     {
       name: 'sexton',
+      grace: true,
       argv: (command, { grace } = {}) => [process.execPath, SEXTON, ...(grace ? ['--grace', String(grace)] : []), '--', ...command],
+    },
+    // What the status socket (on by default as PID 1) costs: the same sexton without it.
+    {
+      name: 'sexton, no socket',
+      grace: true,
+      argv: (command, { grace } = {}) => [
+        process.execPath, SEXTON, '--status-socket', 'none', ...(grace ? ['--grace', String(grace)] : []), '--', ...command,
+      ],
     },
     ...PEERS.map((peer) => ({ name: peer.name, argv: (command) => [peer.binary, ...peer.prefix, ...command] })),
   ];

@@ -48,15 +48,17 @@ export async function measureShutdown(candidates, child, { rounds, stubbornRound
   for (let round = 0; round < rounds; round++) {
     for (const c of rotate(candidates, round)) term.get(c.name).push(await timeTermToExit(c.argv([child, 'signals'])));
   }
-  const [sexton, ...peers] = candidates;
-  const stubbornMs = [];
-  for (let round = 0; round < stubbornRounds; round++) {
-    stubbornMs.push(await timeTermToExit(sexton.argv([child, 'stubborn'], { grace: GRACE_S })));
+  const graceful = candidates.filter((c) => c.grace);
+  const peers = candidates.filter((c) => !c.grace);
+  const stubborn = {};
+  for (const c of graceful) {
+    const stubbornMs = [];
+    for (let round = 0; round < stubbornRounds; round++) {
+      stubbornMs.push(await timeTermToExit(c.argv([child, 'stubborn'], { grace: GRACE_S })));
+    }
+    stubborn[c.name] = { ms: median(stubbornMs), worstMs: Math.max(...stubbornMs), bestMs: Math.min(...stubbornMs) };
   }
-  const stubborn = {
-    [sexton.name]: { ms: median(stubbornMs), worstMs: Math.max(...stubbornMs), bestMs: Math.min(...stubbornMs) },
-    ...(await peersIgnoringTerm(peers, child, peerWaitMs)),
-  };
+  Object.assign(stubborn, await peersIgnoringTerm(peers, child, peerWaitMs));
   return {
     rounds,
     graceS: GRACE_S,
