@@ -2,6 +2,8 @@
 #include <napi.h>
 #include <signal.h>
 
+#include <functional>
+
 #include "process.h"
 #include "reaped_commands.h"
 #include "reaper.h"
@@ -31,42 +33,50 @@ Napi::Value Spawn(const Napi::CallbackInfo& info) {
   return out;
 }
 
-Napi::Value StartReaper(const Napi::CallbackInfo& info) {
-  // Stays referenced: the event loop must never drain while sexton supervises.
-  auto tsfn = Napi::ThreadSafeFunction::New(info.Env(), info[0].As<Napi::Function>(), "sexton-reaper", 0, 1);
-  start_reaper([tsfn](const ReapEvent& event) mutable {
-    auto* copy = new ReapEvent(event);
-    napi_status status = tsfn.NonBlockingCall(copy, [](Napi::Env env, Napi::Function callback, ReapEvent* e) {
-      Napi::Object out = Napi::Object::New(env);
-      out.Set("kind", e->kind == ReapEvent::kMainExited ? "main-exited" : "no-children");
-      out.Set("pid", e->pid);
-      out.Set("exitCode", e->exit_code);
-      out.Set("signal", e->signal);
-      out.Set("lastChild", e->last_child);
+Napi::Object to_js(Napi::Env env, const ReapEvent& e) {
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("kind", e.kind == ReapEvent::kMainExited ? "main-exited" : "no-children");
+  out.Set("pid", e.pid);
+  out.Set("exitCode", e.exit_code);
+  out.Set("signal", e.signal);
+  out.Set("lastChild", e.last_child);
+  return out;
+}
+
+Napi::Object to_js(Napi::Env env, const SignalNotice& n) {
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("signal", n.signal);
+  out.Set("action", n.action);
+  out.Set("sender", n.sender);
+  out.Set("errno", n.result);
+  return out;
+}
+
+// Hands events from a native thread to a JS callback without ever blocking that thread.
+template <typename Event>
+std::function<void(const Event&)> js_listener(Napi::ThreadSafeFunction tsfn) {
+  return [tsfn](const Event& event) mutable {
+    auto* copy = new Event(event);
+    napi_status status = tsfn.NonBlockingCall(copy, [](Napi::Env env, Napi::Function callback, Event* e) {
+      Napi::Object out = to_js(env, *e);
       delete e;
       callback.Call({out});
     });
     if (status != napi_ok) delete copy;
-  });
+  };
+}
+
+Napi::Value StartReaper(const Napi::CallbackInfo& info) {
+  // Stays referenced: the event loop must never drain while sexton supervises.
+  auto tsfn = Napi::ThreadSafeFunction::New(info.Env(), info[0].As<Napi::Function>(), "sexton-reaper", 0, 1);
+  start_reaper(js_listener<ReapEvent>(tsfn));
   return info.Env().Undefined();
 }
 
 Napi::Value InstallSignalHandlers(const Napi::CallbackInfo& info) {
   auto tsfn = Napi::ThreadSafeFunction::New(info.Env(), info[0].As<Napi::Function>(), "sexton-signals", 0, 1);
   tsfn.Unref(info.Env());
-  install_signal_handlers([tsfn](const SignalNotice& notice) mutable {
-    auto* copy = new SignalNotice(notice);
-    napi_status status = tsfn.NonBlockingCall(copy, [](Napi::Env env, Napi::Function callback, SignalNotice* n) {
-      Napi::Object out = Napi::Object::New(env);
-      out.Set("signal", n->signal);
-      out.Set("action", n->action);
-      out.Set("sender", n->sender);
-      out.Set("errno", n->result);
-      delete n;
-      callback.Call({out});
-    });
-    if (status != napi_ok) delete copy;
-  });
+  install_signal_handlers(js_listener<SignalNotice>(tsfn));
   return info.Env().Undefined();
 }
 

@@ -17,7 +17,6 @@ namespace sexton {
 namespace {
 
 ReapListener* listener = nullptr;  // heap, never destroyed
-constexpr int kNamedPerWakeup = 1;
 
 ReapEvent main_exit_event(pid_t pid, int status) {
   ReapEvent event{ReapEvent::kMainExited, pid};
@@ -27,25 +26,35 @@ ReapEvent main_exit_event(pid_t pid, int status) {
 }
 
 // Reaps every child that has exited. SIGCHLDs and waitid wake-ups coalesce, so the main
-// child is recognised here, inside the loop, whichever exit woke us.
+// child is recognised here, inside the loop, whichever exit woke us. The mutex is held
+// throughout: spawn registers the main child under it, so it is never reaped unknown.
 void reap_zombies() {
   MainChild& child = main_child();
   Counters& stats = counters();
-  // Reading a name costs a /proc open per zombie: in a storm, name only the first few of each
-  // wake-up and count the rest unnamed, so that naming never lets zombies pile up.
-  int names_left = kNamedPerWakeup;
+  std::lock_guard<std::mutex> lock(child.mutex);
+  // Reading a name costs a /proc open: name only the first orphan of each wake-up and reap the
+  // rest of a burst with one call each, so that naming never lets zombies pile up.
+  bool name_next = true;
   for (;;) {
-    std::unique_lock<std::mutex> lock(child.mutex);
-    // Look before reaping (WNOWAIT): an orphan's name is only readable while it is a zombie.
-    siginfo_t info = {};
-    if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid == 0) return;
-    pid_t pid = info.si_pid;
-    bool is_main = pid == child.pid;
-    if (!is_main) count_reaped_command(pid, names_left-- > 0);
     int status = 0;
-    if (waitpid(pid, &status, WNOHANG) != pid) return;
+    pid_t pid;
+    if (name_next) {
+      // Look before reaping (WNOWAIT): an orphan's name is only readable while it is a zombie.
+      siginfo_t info = {};
+      if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid == 0) return;
+      pid = info.si_pid;
+      if (pid != child.pid) {
+        count_reaped_command(pid, true);
+        name_next = false;
+      }
+      if (waitpid(pid, &status, WNOHANG) != pid) return;
+    } else {
+      pid = waitpid(-1, &status, WNOHANG);
+      if (pid <= 0) return;
+      if (pid != child.pid) count_reaped_command(pid, false);
+    }
     stats.reaped.fetch_add(1);
-    if (!is_main) {
+    if (pid != child.pid) {
       stats.orphans_reaped.fetch_add(1);
       continue;
     }
@@ -55,8 +64,7 @@ void reap_zombies() {
     ReapEvent event = main_exit_event(pid, status);
     siginfo_t probe = {};
     event.last_child = waitid(P_ALL, 0, &probe, WEXITED | WNOHANG | WNOWAIT) != 0 && errno == ECHILD;
-    lock.unlock();
-    (*listener)(event);
+    (*listener)(event);  // never blocks: it queues the event for JS
   }
 }
 

@@ -203,7 +203,7 @@ describe('status socket on and off', () => {
     const inside = await execa('nsenter', ['--target', String(run.pid1), '--mount', '--', process.execPath, SEXTON, 'status', '--json'], {
       reject: false, timeout: 10_000, env: { SEXTON_STATUS_SOCKET: '' },
     });
-    expect(inside.exitCode).toBe(0);
+    expect(inside.exitCode, `${inside.stdout}\n${inside.stderr}`).toBe(0);
     expect(JSON.parse(inside.stdout)).toMatchObject({ pid: 1, role: 'init', phase: 'running' });
   });
 

@@ -1,6 +1,7 @@
 // sexton reaps every orphan: as PID 1 of a namespace, and as a child subreaper when it is not.
 import { afterEach, beforeAll, expect, test } from 'vitest';
-import { commandLine, descendantsOf, fixture, killCoreLeftovers, procStat, runDirect } from './support/core';
+import { commandLine, fixture, killCoreLeftovers, procStat, runDirect } from './support/core';
+import { hostDescendants } from './support/pid1';
 import { childrenOf, killLeftovers, requireBuilt, runAsPid1, until, zombiesUnder } from './support/pid1';
 
 const ORPHANS = fixture('core-orphans.sh');
@@ -98,5 +99,5 @@ test('not PID 1 with --no-subreaper: sexton warns once, and orphans are not its 
   expect(warnings, result.stderr).toHaveLength(1);
   expect(SUMMARY.exec(result.stderr)?.[2]).toBe('0');
   expect(seenForeign).toBe(false);
-  expect(descendantsOf(sexton)).toEqual([]);
+  expect(hostDescendants(sexton)).toEqual([]);
 });

@@ -6,7 +6,7 @@
 import { execa } from 'execa';
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeAll, expect, test } from 'vitest';
-import { childrenOf, killLeftovers, requireBuilt, runAsPid1, SEXTON, until } from './support/pid1';
+import { childrenOf, killLeftovers, procStat, requireBuilt, runAsPid1, SEXTON, until } from './support/pid1';
 import {
   deliveries, fixture, inspectorOpened, RTMAX, RTMIN, sendAndAwait, SIG, sleep, trapChild,
 } from './support/signals';
@@ -31,14 +31,7 @@ async function stopWithTerm(run: Run) {
 }
 
 /** "R", "S", "Z", … of a host pid; undefined once it is gone. */
-function stateOf(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-  } catch {
-    return undefined;
-  }
-}
+const stateOf = (pid: number) => procStat(pid)?.state;
 
 // Every standard signal a process can catch, except TERM (sent last) and CHLD (never forwarded).
 const CATCHABLE = [

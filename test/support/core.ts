@@ -2,29 +2,9 @@
 // pseudo-terminal, and reading a process's state from the host.
 import { execa, type ResultPromise } from 'execa';
 import { readFileSync } from 'node:fs';
-import { childrenOf, FIXTURES, sextonArgv, until } from './pid1';
+import { childrenOf, fixture, hostDescendants, procStat, sextonArgv, until } from './pid1';
 
-export interface ProcStat {
-  /** R, S, D, T, Z, … (field 3 of /proc/PID/stat). */
-  state: string;
-  ppid: number;
-  pgrp: number;
-  /** Foreground process group of the controlling terminal (field 8), -1 without one. */
-  tpgid: number;
-}
-
-/** Fields of /proc/PID/stat, or undefined once the process is gone. */
-export function procStat(pid: number): ProcStat | undefined {
-  let text: string;
-  try {
-    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return undefined;
-  }
-  // The command name (field 2) may contain spaces and parentheses: split after the last ')'.
-  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  return { state: fields[0], ppid: Number(fields[1]), pgrp: Number(fields[2]), tpgid: Number(fields[5]) };
-}
+export { fixture, procStat };
 
 export function commandLine(pid: number): string[] {
   try {
@@ -42,23 +22,6 @@ function comm(pid: number): string {
   }
 }
 
-/** All descendants of pid, parents before children (host view). */
-export function descendantsOf(pid: number): number[] {
-  const out: number[] = [];
-  const queue = [pid];
-  while (queue.length) {
-    for (const child of childrenOf(queue.shift() as number)) {
-      out.push(child);
-      queue.push(child);
-    }
-  }
-  return out;
-}
-
-export function fixture(name: string): string {
-  return `${FIXTURES}/${name}`;
-}
-
 /** Processes the helpers below started, by pid: killCoreLeftovers ends their trees. */
 const started = new Set<number>();
 
@@ -67,7 +30,7 @@ export function killCoreLeftovers(): void {
   for (const root of started) {
     // Once reaped, its pid may belong to someone else: act only on our own live child.
     if (procStat(root)?.ppid !== process.pid) continue;
-    for (const pid of [...descendantsOf(root).reverse(), root]) {
+    for (const pid of [...hostDescendants(root).reverse(), root]) {
       try {
         process.kill(pid, 'SIGKILL');
       } catch {
@@ -118,7 +81,7 @@ export async function runInTerminal(args: string[], timeoutMs = 20_000): Promise
   proc.stdout?.on('data', (d) => (screen += d));
   // script → sh -c (or not, when sh execs) → unshare → PID 1.
   const pid1 = await until(() => {
-    const unshare = descendantsOf(proc.pid as number).find((pid) => comm(pid) === 'unshare');
+    const unshare = hostDescendants(proc.pid as number).find((pid) => comm(pid) === 'unshare');
     return unshare === undefined ? undefined : childrenOf(unshare)[0];
   }, 10_000, 'PID 1 under script');
   return {

@@ -1,31 +1,27 @@
 // Helpers for the harness tests: run `sexton harness` as a command, clean up what the harness
 // library started, and insist on tini.
 import { execa } from 'execa';
-import { existsSync, readFileSync } from 'node:fs';
-import { childrenOf, SEXTON } from './pid1';
+import { readFileSync } from 'node:fs';
+import { hostDescendants, requireTini, SEXTON, TINI } from './pid1';
 
-export const TINI = '/usr/bin/tini';
+export { requireTini, TINI };
 
 /** The harness has no handle to kill its runs: find every unshare below this worker, by pid. */
 export function killHarnessRuns(): void {
-  const queue = [process.pid];
-  while (queue.length > 0) {
-    for (const pid of childrenOf(queue.shift() as number)) {
-      queue.push(pid);
-      let comm = '';
-      try {
-        comm = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
-      } catch {
-        continue;  // gone
-      }
-      // unshare --kill-child takes its whole PID namespace with it.
-      if (comm === 'unshare') {
-        try {
-          process.kill(pid, 'SIGKILL');
-        } catch {
-          // already gone
-        }
-      }
+  for (const pid of hostDescendants(process.pid)) {
+    let comm = '';
+    try {
+      comm = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+    } catch {
+      continue;  // gone
+    }
+    // unshare --kill-child takes its whole PID namespace with it. A descendant of this worker
+    // that is still listed has not been reaped, so its pid is still ours.
+    if (comm !== 'unshare') continue;
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
     }
   }
 }
@@ -53,7 +49,3 @@ export function parseJsonReport(run: CliRun): Record<string, unknown> {
   }
 }
 
-/** tini is a test dependency (Debian package tini): missing, the test fails and says so. */
-export function requireTini(): void {
-  if (!existsSync(TINI)) throw new Error(`${TINI} is missing: install the Debian package 'tini' to compare inits`);
-}

@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSyn
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { childrenOf, FIXTURES, SEXTON } from './pid1';
+import { FIXTURES, hostDescendants, SEXTON } from './pid1';
 
 export const APP = path.join(FIXTURES, 'obs-app.sh');
 
@@ -84,12 +84,7 @@ export function unixSocketInode(pid: number, socketPath: string): number | undef
   return undefined;
 }
 
-/** Host pids of every process below `pid`. */
-export function hostDescendants(pid: number): number[] {
-  const out: number[] = [];
-  for (let i = -1; i < out.length; i++) out.push(...childrenOf(i < 0 ? pid : out[i]));
-  return out;
-}
+export { hostDescendants };
 
 /** The pid a host process has inside its own (innermost) PID namespace. */
 export function namespacePid(hostPid: number): number {

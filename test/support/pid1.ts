@@ -135,7 +135,7 @@ export function killLeftovers(): void {
  * the other test worker's processes must not pay for ours.
  */
 export class StartedPids {
-  private readonly started = new Map<number, string>();
+  private readonly started = new Map<number, number>();
 
   add(pid: number): void {
     const startTime = startTimeOf(pid);
@@ -155,31 +155,57 @@ export class StartedPids {
   }
 }
 
-function startTimeOf(pid: number): string | undefined {
+function startTimeOf(pid: number): number | undefined {
+  return procStat(pid)?.startTime;
+}
+
+export interface ProcStat {
+  /** R, S, D, T, Z, … (field 3 of /proc/PID/stat). */
+  state: string;
+  ppid: number;
+  pgrp: number;
+  /** Foreground process group of the controlling terminal (field 8), -1 without one. */
+  tpgid: number;
+  /** Clock ticks since boot (field 22): with the pid, it names one process. */
+  startTime: number;
+}
+
+/** Fields of /proc/PID/stat (host view), or undefined once the process is gone. */
+export function procStat(pid: number): ProcStat | undefined {
+  let text: string;
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
   } catch {
     return undefined;
+  }
+  // The command name (field 2) may contain spaces and parentheses: split after the last ')'.
+  const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return { state: f[0], ppid: Number(f[1]), pgrp: Number(f[2]), tpgid: Number(f[5]), startTime: Number(f[19]) };
+}
+
+/** Host pids of every process below pid, parents before children. */
+export function hostDescendants(pid: number): number[] {
+  const out: number[] = [];
+  for (let i = -1; i < out.length; i++) out.push(...childrenOf(i < 0 ? pid : out[i]));
+  return out;
+}
+
+export function fixture(name: string): string {
+  return path.join(FIXTURES, name);
+}
+
+export const TINI = '/usr/bin/tini';
+
+/** Fails (never skips) when Debian's tini, the comparison baseline, is missing. */
+export function requireTini(): void {
+  if (!existsSync(TINI)) {
+    throw new Error(`${TINI} is missing: these tests compare sexton with Debian's tini; install it with "apt-get install -y tini"`);
   }
 }
 
 /** Processes in state Z among `pid`'s descendants (host view). */
 export function zombiesUnder(pid: number): number[] {
-  const out: number[] = [];
-  const queue = [pid];
-  while (queue.length) {
-    for (const child of childrenOf(queue.shift() as number)) {
-      queue.push(child);
-      try {
-        const stat = readFileSync(`/proc/${child}/stat`, 'utf8');
-        if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) out.push(child);
-      } catch {
-        // gone
-      }
-    }
-  }
-  return out;
+  return hostDescendants(pid).filter((child) => procStat(child)?.state === 'Z');
 }
 
 export function requireBuilt(): void {

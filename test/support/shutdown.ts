@@ -1,20 +1,7 @@
 // Helpers for the stop-sequence tests: fixture paths, readiness lines, and watching host pids.
-import { existsSync, readFileSync } from 'node:fs';
-import * as path from 'node:path';
-import { FIXTURES, type Pid1Run } from './pid1';
+import { fixture, procStat, requireTini, TINI, type Pid1Run } from './pid1';
 
-export const TINI = '/usr/bin/tini';
-
-export function fixture(name: string): string {
-  return path.join(FIXTURES, name);
-}
-
-/** Fails (never skips) when Debian's tini, the comparison baseline, is missing. */
-export function requireTini(): void {
-  if (!existsSync(TINI)) {
-    throw new Error(`${TINI} is missing: this test compares sexton with Debian's tini; install it with "apt-get install -y tini"`);
-  }
-}
+export { fixture, requireTini, TINI };
 
 /** Waits for the fixture's "ready N M ..." line and returns the numbers on it. */
 export async function readyPids(run: Pid1Run): Promise<number[]> {
@@ -30,16 +17,10 @@ export function signalStamps(stdout: string, name: 'SIGINT' | 'SIGTERM'): number
 
 /** True while pid exists and is not a zombie (host view). */
 export function isAlive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
+  const state = procStat(pid)?.state;
+  return state !== undefined && state !== 'Z';
 }
 
-
-/** sexton's stderr as lines without the "sexton: " prefix. */
 export function logLines(stderr: string): string[] {
   return stderr.split('\n').filter((l) => l.startsWith('sexton: ')).map((l) => l.slice('sexton: '.length));
 }
@@ -48,10 +29,5 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
 
 /** Parent pid of pid (host view), or 0 once it is gone. */
 export function parentOf(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  } catch {
-    return 0;
-  }
+  return procStat(pid)?.ppid ?? 0;
 }
