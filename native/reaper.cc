@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <thread>
@@ -25,34 +26,33 @@ ReapEvent main_exit_event(pid_t pid, int status) {
   return event;
 }
 
-// Reaps every child that has exited. SIGCHLDs and waitid wake-ups coalesce, so the main
-// child is recognised here, inside the loop, whichever exit woke us. The mutex is held
-// throughout: spawn registers the main child under it, so it is never reaped unknown.
-void reap_zombies() {
+// Naming an orphan costs a /proc open on this thread: at most one a millisecond, so that in a
+// storm naming never lets zombies pile up (the rest count as unnamed).
+bool time_to_name() {
+  static int64_t next_ns = 0;  // only the reaper thread touches it
+  timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  int64_t ns = now.tv_sec * 1000000000LL + now.tv_nsec;
+  if (ns < next_ns) return false;
+  next_ns = ns + 1000000;
+  return true;
+}
+
+// Reaps every child that has exited, starting with `first` (which waitid reported but left
+// unreaped). SIGCHLDs and waitid wake-ups coalesce, so the main child is recognised here,
+// inside the loop, whichever exit woke us. The mutex is held throughout: spawn registers the
+// main child under it, so it is never reaped unknown.
+void reap_zombies(pid_t first) {
   MainChild& child = main_child();
   Counters& stats = counters();
   std::lock_guard<std::mutex> lock(child.mutex);
-  // Reading a name costs a /proc open: name only the first orphan of each wake-up and reap the
-  // rest of a burst with one call each, so that naming never lets zombies pile up.
-  bool name_next = true;
-  for (;;) {
+  for (pid_t next = first > 0 ? first : -1;; next = -1) {
     int status = 0;
-    pid_t pid;
-    if (name_next) {
-      // Look before reaping (WNOWAIT): an orphan's name is only readable while it is a zombie.
-      siginfo_t info = {};
-      if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid == 0) return;
-      pid = info.si_pid;
-      if (pid != child.pid) {
-        count_reaped_command(pid, true);
-        name_next = false;
-      }
-      if (waitpid(pid, &status, WNOHANG) != pid) return;
-    } else {
-      pid = waitpid(-1, &status, WNOHANG);
-      if (pid <= 0) return;
-      if (pid != child.pid) count_reaped_command(pid, false);
-    }
+    // An orphan's name is only readable while it is a zombie: look before reaping.
+    if (next > 0 && next != child.pid) count_reaped_command(next, time_to_name());
+    pid_t pid = waitpid(next, &status, WNOHANG);
+    if (pid <= 0) return;
+    if (next < 0 && pid != child.pid) count_reaped_command(pid, false);
     stats.reaped.fetch_add(1);
     if (pid != child.pid) {
       stats.orphans_reaped.fetch_add(1);
@@ -86,7 +86,7 @@ void reaper_loop() {
     int rc = waitid(P_ALL, 0, &info, WEXITED | WNOWAIT);
     if (rc == 0) {
       had_children = true;
-      reap_zombies();
+      reap_zombies(info.si_pid);
       continue;
     }
     if (errno == EINTR) continue;
