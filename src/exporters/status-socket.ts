@@ -82,9 +82,9 @@ export async function startStatusSocket(
   const failures: string[] = [];
   for (const path of paths) {
     if (!(await pathIsFree(path, log))) continue;
-    const previousUmask = process.umask(0o177);  // owner-only from the moment it exists
+    // Connecting takes write permission on the file: under any usual umask only the owner has
+    // it from the start, and the chmod below makes sure of it.
     const failure = await listenOn(path, server);
-    process.umask(previousUmask);
     if (failure) {
       failures.push(`${path}: ${failure}`);
       continue;
