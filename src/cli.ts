@@ -1,74 +1,13 @@
 // sexton's entry point: guard PID 1, parse the command line, hand over to the supervisor.
 import { writeSync } from 'node:fs';
-import { errnoName } from './command';
+import { disableChildProcess, keepInitAlive, shedNodeOptions } from './init-guards';
 import { Logger } from './log';
-import { ADDON_EXIT, AddonLoadError, loadNative } from './native';
+import { ADDON_EXIT, AddonLoadError } from './native';
 import { parseArgs, USAGE, USAGE_EXIT, UsageError } from './options';
 import { statusMain } from './status-command';
 import { Supervisor } from './supervisor';
 
 declare const SEXTON_VERSION: string;
-
-/**
- * libuv reaps only the pids it spawned, and sexton's reaper would steal their exit statuses:
- * 'exit' events never fire and spawnSync hangs. Make any use fail loudly instead: requiring it
- * throws, and if a preload loaded it before sexton ran, the two functions every spawn goes
- * through throw, so references it took fail too. (Loading child_process ourselves would cost
- * 2 ms of every start.)
- */
-function disableChildProcess(): void {
-  const blocked = (name: string) => () => {
-    throw new Error(`child_process${name && `.${name}`} is disabled inside the sexton init: its reaper owns every child`);
-  };
-  const Module = require('node:module') as { _load(request: string, ...rest: unknown[]): unknown };
-  const load = Module._load;
-  Module._load = function (request: string, ...rest: unknown[]) {
-    if (request === 'child_process' || request === 'node:child_process') blocked('')();
-    return load.call(this, request, ...rest);
-  };
-  const loadedModules = (process as unknown as { moduleLoadList: string[] }).moduleLoadList;
-  if (!loadedModules.includes('NativeModule child_process')) return;
-  const childProcess = load('node:child_process') as Record<string, unknown> & { ChildProcess: { prototype: { spawn: unknown } } };
-  for (const name of ['spawn', 'spawnSync', 'exec', 'execSync', 'execFile', 'execFileSync', 'fork']) {
-    childProcess[name] = blocked(name);
-  }
-  childProcess.ChildProcess.prototype.spawn = blocked('spawn');
-  const binding = (process as unknown as { binding(name: string): { spawn: unknown } }).binding;
-  binding('spawn_sync').spawn = blocked('spawnSync');
-}
-
-/** As PID 1, an uncaught exception would take the whole container down: log it and go on. */
-function keepInitAlive(log: Logger): void {
-  process.on('uncaughtException', (error) => log.error(`internal error (sexton keeps running): ${error.stack ?? error}`));
-  process.on('unhandledRejection', (reason) => log.error(`internal error (sexton keeps running): ${reason}`));
-}
-
-/** Node options that put code into the process: a preload, a loader, an inspector. */
-const CODE_IN_PID1 = /(?:^|\s)(?:-r|--require|--import|--loader|--experimental-loader|--inspect[\w-]*)(?=[\s=]|$)/;
-const APP_NODE_OPTIONS = 'SEXTON_APP_NODE_OPTIONS';
-
-/**
- * NODE_OPTIONS meant for a Node app is read by sexton's own Node too, before any of sexton's
- * code runs: an APM preload or an inspector would live inside PID 1 for good. When it holds
- * such options, sexton starts itself again without them (same pid) and hands the variable,
- * unchanged, to the child. Plain options (--max-old-space-size) cost nothing and stay.
- */
-function shedNodeOptions(log: Logger): void {
-  const saved = process.env[APP_NODE_OPTIONS];
-  if (saved !== undefined) {
-    delete process.env[APP_NODE_OPTIONS];
-    process.env.NODE_OPTIONS = saved;  // the child's environment is sexton's own
-    return;
-  }
-  const options = process.env.NODE_OPTIONS;
-  if (!options || !CODE_IN_PID1.test(options)) return;
-  const env = Object.entries(process.env)
-    .filter(([name]) => name !== 'NODE_OPTIONS')
-    .map(([name, value]) => `${name}=${value}`);
-  env.push(`${APP_NODE_OPTIONS}=${options}`);
-  const errno = loadNative().execSelf([process.execPath, ...process.execArgv, __filename, ...process.argv.slice(2)], env);
-  log.warn(`NODE_OPTIONS preloads ran inside sexton and could not be shed (execve: ${errnoName(errno)})`);
-}
 
 function write(fd: number, text: string): void {
   try {
