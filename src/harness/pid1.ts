@@ -185,6 +185,7 @@ export async function runAsPid1(command: string[], options: RunOptions = {}): Pr
     for (const line of lines) options.onLine?.(line, scheduleStop);
   });
 
+  let sampler: NodeJS.Timeout | undefined;
   let stopper: NodeJS.Timeout | undefined;
   let killer: NodeJS.Timeout | undefined;
   let killedAfterStop = false;
@@ -201,6 +202,8 @@ export async function runAsPid1(command: string[], options: RunOptions = {}): Pr
       }
       killer = setTimeout(() => {
         killedAfterStop = true;
+        // What the kernel's teardown of the namespace leaves for a moment is no sample.
+        clearInterval(sampler);
         proc.kill('SIGKILL');  // unshare --kill-child takes the namespace with it
       }, options.killAfterStopMs ?? 5000);
     }, afterMs);
@@ -244,7 +247,7 @@ export async function runAsPid1(command: string[], options: RunOptions = {}): Pr
     if (!stopSent) zombiesAtEnd = zombies.filter((z) => now - (firstSeen.get(`${z.pid}:${z.startTime}`) ?? now) >= LINGER_MS).length;
     options.onSample?.(s);
   };
-  const sampler = setInterval(sample, options.sampleEveryMs ?? 50);
+  sampler = setInterval(sample, options.sampleEveryMs ?? 50);
 
   const result = await proc;
   clearInterval(sampler);
