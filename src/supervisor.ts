@@ -163,7 +163,8 @@ export class Supervisor {
   /**
    * Acts on every stop signal that has arrived, counted natively. Signal notices and reaper
    * events reach JS on separate threads, so the main child's death from a forwarded TERM may
-   * be heard before the TERM itself: whoever comes first catches up.
+   * be heard before the TERM itself (one queue would not help: the handler can be preempted
+   * between its kill and its notice while the child dies). Whoever comes first catches up.
    */
   private catchUpOnStopSignals(): void {
     const arrived = this.native.stats().received[this.options.stopSignal];
