@@ -8,8 +8,6 @@ export interface ProcessInfo {
   state: string;
   /** The kernel's 15-character name (comm). */
   name: string;
-  /** Full command line; the bracketed name when it has none (zombies, kernel threads). */
-  command: string;
   /** Clock ticks since boot (stat field 22): with pid, identifies a process across pid reuse. */
   startTime: number;
 }
@@ -28,24 +26,30 @@ export function readProcess(pid: number, procRoot = '/proc'): ProcessInfo | unde
     const open = stat.indexOf('(');
     const close = stat.lastIndexOf(')');
     const fields = stat.slice(close + 2).split(' ');
-    const name = stat.slice(open + 1, close);
-    let command = '';
-    try {
-      command = readFileSync(`${procRoot}/${pid}/cmdline`, 'utf8').replace(/\0+$/, '').replace(/\0/g, ' ');
-    } catch {
-      // it exited between the two reads
-    }
     return {
       pid,
       ppid: Number(fields[1]),
       state: fields[0],
-      name,
-      command: command || `[${name}]`,
+      name: stat.slice(open + 1, close),
       startTime: Number(fields[19]),
     };
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Full command line; the bracketed name when it has none (zombies, kernel threads) or is gone.
+ * Read only for the few processes a report names: scans read stat alone.
+ */
+export function commandOf(p: ProcessInfo, procRoot = '/proc'): string {
+  try {
+    const command = readFileSync(`${procRoot}/${p.pid}/cmdline`, 'utf8').replace(/\0+$/, '').replace(/\0/g, ' ');
+    if (command) return command;
+  } catch {
+    // gone since the scan
+  }
+  return `[${p.name}]`;
 }
 
 export function listProcesses(procRoot = '/proc'): ProcessInfo[] {
@@ -106,7 +110,8 @@ export function zombiesByParent(processes: ProcessInfo[], reaper: number, procRo
       group.zombies++;
       group.oldestAgeSeconds = Math.max(group.oldestAgeSeconds, age);
     } else {
-      const command = processes.find((p) => p.pid === z.ppid)?.command ?? '?';
+      const parent = processes.find((p) => p.pid === z.ppid);
+      const command = parent ? commandOf(parent, procRoot) : '?';
       groups.set(z.ppid, { pid: z.ppid, command, zombies: 1, oldestAgeSeconds: age });
     }
   }

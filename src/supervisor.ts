@@ -11,7 +11,7 @@ import { Logger } from './log';
 import { loadNative, Native, NOTIFY_ONLY, ReapEvent, SignalNotice } from './native';
 import type { Options } from './options';
 import { ProcessTree } from './process-tree';
-import { describeState, ProcessInfo, ZombieGroup } from './procfs';
+import { commandOf, describeState, ProcessInfo, ZombieGroup } from './procfs';
 import { signalName } from './signals';
 import { ReapStats, StatsSnapshot, summarize, toReapStats } from './stats';
 import { startMetricsServer } from './exporters/prometheus';
@@ -270,7 +270,8 @@ export class Supervisor {
         this.log.warn(`grace period over: pid ${p.pid} (${p.name}) is a zombie held by live parent ${p.ppid}; reaped once its parent dies`, { pid: p.pid, command: p.name, state: p.state, parent: p.ppid });
         continue;
       }
-      this.log.warn(`grace period over: killing pid ${p.pid} (${p.command}), state ${describeState(p.state)}`, { pid: p.pid, command: p.command, state: p.state });
+      const command = commandOf(p);
+      this.log.warn(`grace period over: killing pid ${p.pid} (${command}), state ${describeState(p.state)}`, { pid: p.pid, command, state: p.state });
       this.survivorsKilled++;
     }
     this.tree.killAll();

@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileS
 import * as path from 'node:path';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { descendantsOf, listProcesses, ProcessInfo, readProcess } from '../procfs';
+import { commandOf, descendantsOf, listProcesses, ProcessInfo, readProcess } from '../procfs';
 import type { StatsSnapshot } from '../stats';
 
 /** A zombie whose live parent has not waited for it this long counts as leaked by that parent. */
@@ -233,13 +233,16 @@ export async function runAsPid1(command: string[], options: RunOptions = {}): Pr
       firstSeen.set(key, since);
       // A parent that is just about to wait is not leaking: count zombies that linger.
       if (z.ppid === pid1 || now - since < LINGER_MS) continue;
-      const parent = processes.find((p) => p.pid === z.ppid);
       const held = zombies.filter((o) => o.ppid === z.ppid).length;
       const known = parents.get(z.ppid);
+      if (known) {
+        known.zombies = Math.max(known.zombies, held);
+        continue;
+      }
+      const parent = processes.find((p) => p.pid === z.ppid);
       // Shown as the program's name and arguments: the path it ran from says little.
-      const command = parent?.command.replace(/^\S*\//, '') ?? '?';
-      if (!known) parents.set(z.ppid, { pid: namespacePid(z.ppid), command, zombies: held });
-      else known.zombies = Math.max(known.zombies, held);
+      const command = parent ? commandOf(parent).replace(/^\S*\//, '') : '?';
+      parents.set(z.ppid, { pid: namespacePid(z.ppid), command, zombies: held });
     }
     const s = { atMs: now, zombies: zombies.length, processes: processes.length };
     samples.push(s);
