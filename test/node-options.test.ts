@@ -33,8 +33,12 @@ test('a NODE_OPTIONS preload meant for the app does not stay inside PID 1, and t
 });
 
 test('plain NODE_OPTIONS (no preload) needs no re-exec and reaches the child', async () => {
-  const run = await runAsPid1(['--', 'sh', '-c', 'echo "$NODE_OPTIONS"'], { env: { NODE_OPTIONS: '--max-old-space-size=200' } });
+  // /proc/1/environ is the environment PID 1 was last exec'd with: a re-exec would have moved
+  // NODE_OPTIONS aside into SEXTON_APP_NODE_OPTIONS.
+  const run = await runAsPid1(['--', 'sh', '-c', 'echo "$NODE_OPTIONS"; tr "\\0" "\\n" < /proc/1/environ | grep NODE_OPTIONS'], {
+    env: { NODE_OPTIONS: '--max-old-space-size=200' },
+  });
   const result = await run.done();
-  expect(result.stdout).toBe('--max-old-space-size=200\n');
+  expect(result.stdout).toBe('--max-old-space-size=200\nNODE_OPTIONS=--max-old-space-size=200\n');
   expect(result.exitCode).toBe(0);
 });
