@@ -16,13 +16,17 @@ export interface Engine {
   runroot: string;
 }
 
-/** The suite's own image and container store, one per storage driver (they cannot share). */
+/**
+ * The suite's own image and container store, one per storage driver (they cannot share).
+ * SEXTON_TEST_CONTAINERS_STORE gives two checkouts on one machine stores of their own.
+ */
 export function engineFor(conf: string, driver: Driver): Engine {
+  const store = process.env.SEXTON_TEST_CONTAINERS_STORE || 'sexton-test-containers';
   return {
     conf,
     driver,
-    root: `/var/lib/sexton-test-containers/${driver}`,
-    runroot: `/run/sexton-test-containers/${driver}`,
+    root: `/var/lib/${store}/${driver}`,
+    runroot: `/run/${store}/${driver}`,
   };
 }
 
