@@ -34,7 +34,7 @@ const bare = await act('1. no init: the app is PID 1 and never reaps what it did
 const fixed = await act('2. under sexton: ENTRYPOINT ["sexton", "--"]', 'sexton');
 
 console.log('== verdict');
-console.log(`  no init: ${bare.zombiesAtEnd} zombies left, ${bare.timedOut ? 'SIGTERM ignored, had to be SIGKILLed' : `exit ${bare.exitCode}`}`);
-console.log(`  sexton:  ${fixed.zombiesAtEnd} zombies left, peak ${fixed.peakZombies}, exited ${fixed.exitCode} on SIGTERM in ${(fixed.durationMs / 1000).toFixed(1)} s`);
-const ok = bare.zombiesAtEnd > 0 && fixed.zombiesAtEnd === 0 && !fixed.timedOut;
+console.log(`  no init: ${bare.zombiesLeftAtExit} zombies left, ${bare.timedOut ? 'SIGTERM ignored, had to be SIGKILLed' : `exit ${bare.exitCode}`}`);
+console.log(`  sexton:  ${fixed.zombiesLeftAtExit} zombies left, peak ${fixed.peakZombies}, exited ${fixed.exitCode} on SIGTERM in ${(fixed.durationMs / 1000).toFixed(1)} s`);
+const ok = bare.zombiesLeftAtExit > 0 && fixed.zombiesLeftAtExit === 0 && !fixed.timedOut;
 process.exitCode = ok ? 0 : 1;

@@ -44,14 +44,14 @@ function expectStoppedBySexton(report: WorkloadReport): void {
 }
 
 describe('orphans (through the CLI, --json)', () => {
-  test('--init none: every orphan stays a zombie until the namespace is killed; exit 1', async () => {
+  test('--init none: every orphan stays a zombie until the namespace is killed; init-failed, exit 1', async () => {
     const run = await harnessCli(['orphans', '--init', 'none', '--json', '--size', String(ORPHANS)]);
     expect(run.exitCode, run.stderr).toBe(1);
     const report = parseJsonReport(run);
     // The documented fields, with their types.
     expect(report).toMatchObject({
-      workload: 'orphans', init: 'none', eagain: 0, exitCode: null,
-      peakZombies: ORPHANS, zombiesAtEnd: ORPHANS, zombieParents: [],
+      workload: 'orphans', init: 'none', eagain: 0, exitCode: null, verdict: 'init-failed',
+      peakZombies: ORPHANS, zombiesBeforeStop: ORPHANS, zombiesHeldByLiveParents: 0, zombiesLeftAtExit: ORPHANS, zombieParents: [],
     });
     expect(report.durationMs).toEqual(expect.any(Number));
     const samples = report.samples as { atMs: number; zombies: number; processes: number }[];
@@ -67,7 +67,8 @@ describe('orphans (through the CLI, --json)', () => {
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
     const report = parseJsonReport(run);
     expect(report).toMatchObject({
-      workload: 'orphans', init: 'sexton', exitCode: 143, timedOut: false, zombiesAtEnd: 0, eagain: 0, zombieParents: [],
+      workload: 'orphans', init: 'sexton', exitCode: 143, timedOut: false, verdict: 'clean',
+      zombiesBeforeStop: 0, zombiesHeldByLiveParents: 0, zombiesLeftAtExit: 0, eagain: 0, zombieParents: [],
     });
     expect(report.peakZombies).toBeLessThan(20);  // only between an exit and the reaper's next wait
     const [, reaped, orphans] = SUMMARY.exec(String(report.stderr)) ?? [];
@@ -90,7 +91,7 @@ describe('storm', () => {
     const report = await runWorkload('storm', { init: 'none', size: STORM });
     expectKilledNoInit(report);
     expect(report.peakZombies).toBe(STORM);
-    expect(report.zombiesAtEnd).toBe(STORM);
+    expect(report.zombiesLeftAtExit).toBe(STORM);
     expect(report.zombiesAfter100ms).toBeGreaterThan(STORM * 0.9);
     expect(report.drainMs).toBeNull();
   });
@@ -99,7 +100,8 @@ describe('storm', () => {
     const report = await runWorkload('storm', { init: 'sexton', size: STORM });
     expectStoppedBySexton(report);
     expect(report.zombiesAfter100ms).toBe(0);
-    expect(report.zombiesAtEnd).toBe(0);
+    expect(report.zombiesLeftAtExit).toBe(0);
+    expect(report.verdict).toBe('clean');
     expect(report.drainMs).not.toBeNull();
     expect(report.peakZombies).toBeLessThan(STORM / 5);
     expect(Number(SUMMARY.exec(report.stderr)?.[2])).toBe(STORM);
@@ -118,31 +120,51 @@ describe('pid-exhaustion (pids cgroup, limit 200)', () => {
     const report = await runWorkload('pid-exhaustion', { init: 'sexton', size: EXHAUSTION_SECONDS });
     expectStoppedBySexton(report);
     expect(report.eagain).toBe(0);
-    expect(report.zombiesAtEnd).toBe(0);
+    expect(report.zombiesLeftAtExit).toBe(0);
     // Far more orphans than the limit went through: only reaping made room for them.
     expect(Number(SUMMARY.exec(report.stderr)?.[2])).toBeGreaterThan(200);
   });
 });
 
 describe('zombie-pod', () => {
-  test('--init none: zombie-1..10 hold their zombies, and PID 1 ignores SIGTERM until killed', async () => {
-    const report = await runWorkload('zombie-pod', { init: 'none' });
+  test('--init none: zombie-1..10 hold their zombies, PID 1 ignores SIGTERM, and all 10 are there until SIGKILL', async () => {
+    const run = await harnessCli(['zombie-pod', '--init', 'none', '--json']);
+    expect(run.exitCode, run.stderr).toBe(1);  // init-failed
+    const report = JSON.parse(run.stdout) as WorkloadReport;
     expectKilledNoInit(report);
-    expect(report.zombiesAtEnd).toBe(PARENTS);
+    expect(report.verdict).toBe('init-failed');
+    expect(report.zombiesHeldByLiveParents).toBe(PARENTS);
     expect(zombieNames(report.zombieParents)).toEqual(ALL_PARENTS);
+    // Every sample from the stop to the kill (the last is taken just before SIGKILL) has all 10.
+    const stoppedAt = report.durationMs - 3000;  // killAfterStopMs
+    const afterStop = report.samples.filter((s) => s.atMs >= stoppedAt);
+    expect(afterStop.length).toBeGreaterThan(10);
+    for (const s of afterStop) expect(s.zombies).toBe(PARENTS);
+    expect(report.zombiesLeftAtExit).toBe(PARENTS);
+    expect(() => assertNoZombieLeak(report, { scope: 'init' })).toThrow(/init failed: PID 1 did not exit and was killed, with 10 zombie\(s\) left/);
   });
 
-  test('under sexton: the parents are named, and after the stop every zombie is reaped and PID 1 exits', async () => {
-    const report = await runWorkload('zombie-pod', { init: 'sexton' });
-    // (a) While it runs: no init can reap these, so the report blames each parent, by pid and command.
-    expect(report.zombiesAtEnd).toBe(PARENTS);
+  test('under sexton: the parents are named while it runs; after the stop 0 are left; app-leaks, exit 3', async () => {
+    const run = await harnessCli(['zombie-pod', '--json']);
+    expect(run.exitCode, run.stderr).toBe(3);  // app-leaks: the app's parents leaked, sexton cleaned up
+    const report = JSON.parse(run.stdout) as WorkloadReport;
+    expect(report.verdict).toBe('app-leaks');
+    // (a) While it runs: no init can reap these, so the report blames each parent, by pid, command and age.
+    expect(report.zombiesBeforeStop).toBe(PARENTS);
+    expect(report.zombiesHeldByLiveParents).toBe(PARENTS);
     expect(zombieNames(report.zombieParents)).toEqual(ALL_PARENTS);
     for (const parent of report.zombieParents) {
       expect(parent.pid).toBeGreaterThan(1);
-      expect(parent.zombies).toBeGreaterThanOrEqual(1);
+      expect(parent.zombies).toBe(1);
+      expect(parent.oldestMs).toBeGreaterThanOrEqual(2000);  // held from start to the stop, at least
     }
-    expect(() => assertNoZombieLeak(report)).toThrow(/zombie-1\b/);
-    expect(formatReport(report)).toMatch(/live parents holding zombies[\s\S]*zombie-10/);
+    // The two readings: the pod leaked (the app's bug), the init did not.
+    expect(() => assertNoZombieLeak(report)).toThrow(/app leaks: pid \d+ \(zombie-1\b/);
+    expect(() => assertNoZombieLeak(report, { scope: 'init' })).not.toThrow();
+    const table = formatReport(report);
+    expect(table).toMatch(/live parents holding zombies while the app ran:[\s\S]*zombie-10/);
+    expect(table).toMatch(/left when PID 1 exited\s+0 /);
+    expect(table).toMatch(/verdict\s+app-leaks/);
 
     // sexton's own log at shutdown names the same parents, with the same (namespace) pids.
     const held = [...report.stderr.matchAll(/sexton: pid (\d+) \((.*?)\) holds (\d+) zombie\(s\)/g)]
@@ -159,6 +181,9 @@ describe('zombie-pod', () => {
     const [, reaped, orphans] = SUMMARY.exec(report.stderr) ?? [];
     expect(Number(orphans), report.stderr).toBe(2 * PARENTS);
     expect(Number(reaped)).toBe(2 * PARENTS + 1);
+    // The JSON agrees with sexton's own report at exit.
+    expect(report.sextonStats?.zombieCount).toBe(0);
+    expect(report.zombiesLeftAtExit).toBe(0);
   });
 });
 
@@ -167,7 +192,7 @@ test("--init 'tini --' runs another init as PID 1 (CLI, --json)", async () => {
   const run = await harnessCli(['storm', '--init', 'tini --', '--json', '--size', String(STORM)]);
   expect(run.exitCode, run.stdout + run.stderr).toBe(0);
   expect(parseJsonReport(run)).toMatchObject({
-    workload: 'storm', init: 'tini --', exitCode: 143, timedOut: false, zombiesAtEnd: 0, zombiesAfter100ms: 0,
+    workload: 'storm', init: 'tini --', exitCode: 143, timedOut: false, zombiesLeftAtExit: 0, zombiesAfter100ms: 0, verdict: 'clean',
   });
 });
 
@@ -205,7 +230,8 @@ test("the README example's assertion fails for the same entrypoint without an in
     init: 'none', stopAfterMs: 1500, killAfterStopMs: 2000,
   });
   expect(report.exitCode).toBe(0);  // it handles SIGTERM, even as PID 1...
-  expect(() => assertNoZombieLeak(report)).toThrow(/20 zombie\(s\) were left at the end/);  // ...but reaps nothing
+  expect(report.verdict).toBe('init-failed');
+  expect(() => assertNoZombieLeak(report, { scope: 'init' })).toThrow(/init failed: 20 zombie\(s\) were left when PID 1 exited/);  // ...but reaps nothing
 });
 
 // Known harness bug (reported): a run that never started (init missing here; as non-root, unshare
@@ -214,6 +240,7 @@ test('a run whose PID 1 never started is a failure, not "no leak"', async () => 
   const report = await runUnderInit(['sleep', '1'], { init: 'no-such-init --' });
   expect(report.stderr).toMatch(/no-such-init/);
   expect(() => assertNoZombieLeak(report)).toThrow();
+  expect(report.verdict).toBe('not-run');
   const run = await harnessCli(['orphans', '--init', 'no-such-init --', '--size', '10']);
-  expect(run.exitCode, run.stdout).not.toBe(0);
+  expect(run.exitCode, run.stdout).toBe(4);
 });

@@ -1,6 +1,6 @@
 // `sexton harness WORKLOAD [--init none|sexton|'PREFIX'] [--json] [--size N]`
 import { writeSync } from 'node:fs';
-import { assertNoZombieLeak } from './pid1';
+import { assertNoZombieLeak, VERDICT_EXIT_CODES } from './verdict';
 import { runWorkload, WORKLOADS, WorkloadName, WorkloadReport } from './workloads';
 
 export const HARNESS_USAGE = `Usage: sexton harness WORKLOAD [--init none|sexton|'COMMAND PREFIX'] [--json] [--size N]
@@ -14,7 +14,13 @@ Workloads:
   pid-exhaustion  under a pids cgroup limit (200), fork orphans for N seconds (3); counts EAGAIN
   storm           N orphans as fast as possible (2000): peak, zombies 100 ms after, drain time
 
-Exits 0 when nothing leaked, 1 when it did (zombies left, or PID 1 did not exit), 2 on bad input.
+Exit status, and the JSON's "verdict":
+  0  clean        no live parent held a zombie; none was left when PID 1 exited
+  3  app-leaks    live parents held zombies while the app ran (the app's bug); the init
+                  left none when it exited
+  1  init-failed  zombies were left when PID 1 exited, or PID 1 did not exit and was killed
+  4  not-run      PID 1 never started: nothing was proven
+  2  bad input
 
 --init none runs the workload as PID 1 itself; sexton (default) uses this package's sexton
 with --grace 2; anything else is an init's command prefix, e.g. --init 'tini --'.`;
@@ -38,7 +44,10 @@ export function formatReport(r: WorkloadReport): string {
     ['exit', r.timedOut ? 'did not exit after SIGTERM: killed' : String(r.exitCode)],
     ['duration', `${(r.durationMs / 1000).toFixed(1)} s`],
     ['peak zombies', String(r.peakZombies)],
-    ['zombies before stop', String(r.zombiesAtEnd)],
+    ['zombies before stop', String(r.zombiesBeforeStop)],
+    ['held by live parents', `${r.zombiesHeldByLiveParents} (the app's: no init can reap them while the parent lives)`],
+    ['left when PID 1 exited', `${r.zombiesLeftAtExit}${r.timedOut ? ' (PID 1 was killed)' : ''} (the init's)`],
+    ['verdict', r.verdict],
   ];
   if (r.workload === 'pid-exhaustion') rows.push(['fork EAGAIN', String(r.eagain)]);
   if (r.workload === 'storm') {
@@ -48,8 +57,8 @@ export function formatReport(r: WorkloadReport): string {
   const width = Math.max(...rows.map(([k]) => k.length));
   const lines = rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`);
   if (r.zombieParents.length > 0) {
-    lines.push('  live parents holding zombies (no init can reap these while the parent lives):');
-    for (const p of r.zombieParents) lines.push(`    pid ${p.pid} ${p.command}: ${p.zombies} zombie(s)`);
+    lines.push('  live parents holding zombies while the app ran:');
+    for (const p of r.zombieParents) lines.push(`    pid ${p.pid} ${p.command}: ${p.zombies} zombie(s), oldest ${(p.oldestMs / 1000).toFixed(1)} s`);
   }
   if (r.sextonStats) {
     const s = r.sextonStats;
@@ -93,15 +102,14 @@ export async function harnessMain(argv: string[]): Promise<number> {
   out(json ? `${JSON.stringify(report)}\n` : formatReport(report));
   try {
     assertNoZombieLeak(report);
-    return 0;
   } catch (leak) {
     if (!json) {
       const [headline, ...problems] = (leak as Error).message.split('\n');
       const shown = problems.slice(0, 3).concat(problems.length > 3 ? [`  (+${problems.length - 3} more)`] : []);
       out(`\n${headline}\n${shown.join('\n')}\n`);
     }
-    return 1;
   }
+  return VERDICT_EXIT_CODES[report.verdict];
 }
 
 function usage(message: string): number {

@@ -1,5 +1,7 @@
 // sexton/harness: reproduce zombie-leaking pods and prove an init cleans up, from your own tests.
-export { assertNoZombieLeak, initPrefix, runAsPid1, SEXTON_ENTRY } from './pid1';
+export { initPrefix, runAsPid1, SEXTON_ENTRY } from './pid1';
+export { assertNoZombieLeak, VERDICT_EXIT_CODES, verdictOf } from './verdict';
+export type { LeakCheck, Verdict } from './verdict';
 export type { InitChoice, Pid1Report, RunOptions, Sample, ZombieParent } from './pid1';
 export { runWorkload, WORKLOADS } from './workloads';
 export type { WorkloadName, WorkloadOptions, WorkloadReport } from './workloads';

@@ -1,0 +1,58 @@
+// The PID namespace a run lives in, seen from outside: its PID 1, its processes, its pids cgroup.
+import { mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { descendantsOf, listProcesses, ProcessInfo, readProcess } from '../procfs';
+
+/** A pids cgroup (v1 here; v2 where it has the controller) that the run is started in. */
+export function makePidsCgroup(limit: number): { dir: string; remove: () => void } {
+  const v2 = '/sys/fs/cgroup';
+  const hasV2Pids = (() => {
+    try {
+      return readFileSync(`${v2}/cgroup.controllers`, 'utf8').split(/\s+/).includes('pids');
+    } catch {
+      return false;
+    }
+  })();
+  const base = hasV2Pids ? v2 : '/sys/fs/cgroup/pids';
+  const dir = path.join(base, `sexton-harness-${process.pid}-${Date.now()}`);
+  mkdirSync(dir);
+  writeFileSync(path.join(dir, 'pids.max'), String(limit));
+  return {
+    dir,
+    remove: () => {
+      try {
+        rmdirSync(dir);
+      } catch {
+        // still has members for a moment; the kernel removes nothing by itself, so try later
+        setTimeout(() => { try { rmdirSync(dir); } catch { /* give up */ } }, 500).unref();
+      }
+    },
+  };
+}
+
+export function childOf(pid: number): number | undefined {
+  try {
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      const first = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/)[0];
+      if (first) return Number(first);
+    }
+  } catch {
+    // gone
+  }
+  return undefined;
+}
+
+export function namespacePid(pid: number): number {
+  try {
+    const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('NSpid:'));
+    return Number(line?.trim().split(/\s+/).at(-1) ?? pid);
+  } catch {
+    return pid;
+  }
+}
+
+/** Every process of the namespace whose PID 1 has host pid `pid1`. */
+export function namespaceProcesses(pid1: number): ProcessInfo[] {
+  const self = readProcess(pid1);
+  return self ? [self, ...descendantsOf(pid1, listProcesses())] : [];
+}
