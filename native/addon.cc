@@ -123,6 +123,7 @@ Napi::Value Stats(const Napi::CallbackInfo& info) {
   Napi::Object by_command = Napi::Object::New(env);
   for (const CommandCount& entry : reaped_commands()) by_command.Set(entry.command, static_cast<double>(entry.count));
   out.Set("orphansByCommand", by_command);
+  out.Set("orphansUnnamed", static_cast<double>(unnamed_orphans()));
   return out;
 }
 

@@ -2,9 +2,11 @@
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <mutex>
 
 namespace sexton {
@@ -13,14 +15,14 @@ namespace {
 // A fixed table, so that counting never allocates on the reaper thread; names beyond it are
 // counted as "(other)".
 constexpr int kSlots = 64;
-constexpr int kNameSize = 16;  // TASK_COMM_LEN
 
 struct Table {
   std::mutex mutex;
-  char names[kSlots][kNameSize] = {};
+  char names[kSlots][kCommandSize] = {};
   uint64_t counts[kSlots] = {};
   int used = 0;
   uint64_t other = 0;
+  std::atomic<uint64_t> unnamed{0};
 };
 
 Table& table() {
@@ -28,26 +30,47 @@ Table& table() {
   return *instance;
 }
 
-void read_comm(pid_t pid, char (&name)[kNameSize]) {
-  char path[32];
-  snprintf(path, sizeof path, "/proc/%d/comm", pid);
-  name[0] = '\0';
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return;
-  ssize_t n = read(fd, name, kNameSize - 1);
-  close(fd);
-  if (n <= 0) return;
-  name[n] = '\0';
-  if (name[n - 1] == '\n') name[n - 1] = '\0';
+// /proc, opened once, if it shows this PID namespace: its "self" is our own pid. A namespace
+// without its own /proc mount sees the parent's, where our pids name other processes.
+int proc_dir() {
+  static int fd = -2;  // only the reaper thread calls this
+  if (fd != -2) return fd;
+  fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  char self[16] = {};
+  if (fd >= 0 && (readlinkat(fd, "self", self, sizeof self - 1) <= 0 || atoi(self) != getpid())) {
+    close(fd);
+    fd = -1;
+  }
+  return fd;
 }
 
 }  // namespace
 
-void count_reaped_command(pid_t zombie, bool read_name) {
-  char name[kNameSize];
-  if (read_name) read_comm(zombie, name);
-  else snprintf(name, sizeof name, "(unnamed)");
+bool read_command(pid_t zombie, char (&name)[kCommandSize]) {
+  name[0] = '\0';
+  int proc = proc_dir();
+  if (proc < 0) return false;
+  char path[24];
+  snprintf(path, sizeof path, "%d/comm", zombie);
+  int fd = openat(proc, path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  ssize_t n = read(fd, name, kCommandSize - 1);
+  close(fd);
+  if (n <= 0) {
+    name[0] = '\0';
+    return false;
+  }
+  name[n] = '\0';
+  if (name[n - 1] == '\n') name[n - 1] = '\0';
+  return true;
+}
+
+void count_reaped_orphan(const char* name) {
   Table& t = table();
+  if (name == nullptr) {
+    t.unnamed.fetch_add(1);
+    return;
+  }
   std::lock_guard<std::mutex> lock(t.mutex);
   for (int i = 0; i < t.used; i++) {
     if (strcmp(t.names[i], name) == 0) {
@@ -59,7 +82,7 @@ void count_reaped_command(pid_t zombie, bool read_name) {
     t.other++;
     return;
   }
-  memcpy(t.names[t.used], name, kNameSize);
+  snprintf(t.names[t.used], kCommandSize, "%s", name);
   t.counts[t.used++] = 1;
 }
 
@@ -70,6 +93,10 @@ std::vector<CommandCount> reaped_commands() {
   for (int i = 0; i < t.used; i++) out.push_back({t.names[i], t.counts[i]});
   if (t.other > 0) out.push_back({"(other)", t.other});
   return out;
+}
+
+uint64_t unnamed_orphans() {
+  return table().unnamed.load();
 }
 
 }  // namespace sexton

@@ -7,15 +7,26 @@
 
 namespace sexton {
 
-// Orphans reaped, counted by command name (the kernel's comm, read from /proc just before
-// the zombie is reaped: after that the name is gone). Without read_name it counts as unnamed.
-void count_reaped_command(pid_t zombie, bool read_name);
+constexpr int kCommandSize = 16;  // TASK_COMM_LEN
+
+// Reads a zombie's command name (the kernel's comm) from /proc: only possible before it is
+// reaped. False, with an empty name, when it cannot: /proc belongs to another PID namespace
+// (its pids are not ours, so every name would be someone else's), or the read failed.
+// Reaper thread only.
+bool read_command(pid_t zombie, char (&name)[kCommandSize]);
+
+// Counts a reaped orphan under its name, or as unnamed when name is null.
+void count_reaped_orphan(const char* name);
 
 struct CommandCount {
   std::string command;
   uint64_t count;
 };
 
+// Named orphans by command; past the table's size, further names count as "(other)".
 std::vector<CommandCount> reaped_commands();
+
+// Orphans reaped without a name: a storm outran naming, or /proc could not tell.
+uint64_t unnamed_orphans();
 
 }  // namespace sexton

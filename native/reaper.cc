@@ -26,16 +26,61 @@ ReapEvent main_exit_event(pid_t pid, int status) {
   return event;
 }
 
-// Naming an orphan costs a /proc open on this thread: at most one a millisecond, so that in a
-// storm naming never lets zombies pile up (the rest count as unnamed).
-bool time_to_name() {
-  static int64_t next_ns = 0;  // only the reaper thread touches it
+// Naming an orphan costs a /proc open and read on this thread: ~12 µs, four times a waitpid
+// (measured). In a storm the reaper thread gets a small share of the CPUs, and names read while
+// a backlog waits let zombies pile up (naming half of a storm's orphans tripled its peak). So:
+// a token bucket (kNamingBurst, then one per kNsPerName) bounds naming over time. A wake-up
+// after a quiet spell names every orphan it finds, and so does a busy one while over half of
+// the bucket is left (a pod's workers killed at once); past that, a busy wake-up names its
+// first kNamedPerBusyWakeUp: a reaper that keeps up finds one or two, one that fell behind in
+// a storm reaps the rest of its backlog at full speed. Those are counted as unnamed.
+constexpr int64_t kNamingBurst = 64;
+constexpr int64_t kNsPerName = 1000000;
+constexpr int kNamedPerBusyWakeUp = 4;
+constexpr int64_t kQuietNs = 10000000;
+
+int64_t monotonic_ns() {
   timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);
-  int64_t ns = now.tv_sec * 1000000000LL + now.tv_nsec;
-  if (ns < next_ns) return false;
-  next_ns = ns + 1000000;
-  return true;
+  return now.tv_sec * 1000000000LL + now.tv_nsec;
+}
+
+class NamingBudget {
+ public:
+  // Called at each wake-up: how many orphans this one may name.
+  void wake_up() {
+    int64_t now = monotonic_ns();
+    int64_t earned = (now - refilled_ns_) / kNsPerName;
+    if (earned > 0) {
+      tokens_ = tokens_ + earned >= kNamingBurst ? kNamingBurst : tokens_ + earned;
+      refilled_ns_ = tokens_ == kNamingBurst ? now : refilled_ns_ + earned * kNsPerName;
+    }
+    // Busy: the upper half of the bucket, then kNamedPerBusyWakeUp.
+    int64_t busy = tokens_ > kNamingBurst / 2 ? tokens_ - kNamingBurst / 2 + kNamedPerBusyWakeUp : kNamedPerBusyWakeUp;
+    bool quiet = now - last_done_ns_ >= kQuietNs;
+    this_wake_up_ = quiet || busy > tokens_ ? tokens_ : busy;
+  }
+  bool available() const { return this_wake_up_ > 0; }
+  void spend() {
+    tokens_--;
+    this_wake_up_--;
+  }
+  void done() { last_done_ns_ = monotonic_ns(); }
+
+ private:
+  int64_t tokens_ = kNamingBurst;
+  int64_t this_wake_up_ = 0;
+  int64_t refilled_ns_ = monotonic_ns();
+  int64_t last_done_ns_ = 0;
+};
+
+NamingBudget* naming = nullptr;  // reaper thread only; heap, never destroyed
+
+// The pid of a child that has exited, left unreaped; 0 when none has.
+pid_t exited_child() {
+  siginfo_t info = {};
+  if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) != 0) return 0;
+  return info.si_pid;
 }
 
 // Reaps every child that has exited, starting with `first` (which waitid reported but left
@@ -46,15 +91,25 @@ void reap_zombies(pid_t first) {
   MainChild& child = main_child();
   Counters& stats = counters();
   std::lock_guard<std::mutex> lock(child.mutex);
-  for (pid_t next = first > 0 ? first : -1;; next = -1) {
-    int status = 0;
+  naming->wake_up();
+  struct Done {
+    ~Done() { naming->done(); }
+  } done;
+  for (pid_t next = first;; next = -1) {
+    bool may_name = naming->available();
+    // Naming needs the pid before the reap: ask which child exited, then reap that one.
+    if (next < 0 && may_name) next = exited_child();
+    if (next == 0) return;  // nothing else has exited
     // An orphan's name is only readable while it is a zombie: look before reaping.
-    if (next > 0 && next != child.pid) count_reaped_command(next, time_to_name());
+    char name[kCommandSize];
+    bool has_name = may_name && next > 0 && next != child.pid && read_command(next, name);
+    if (has_name) naming->spend();
+    int status = 0;
     pid_t pid = waitpid(next, &status, WNOHANG);
     if (pid <= 0) return;
-    if (next < 0 && pid != child.pid) count_reaped_command(pid, false);
     stats.reaped.fetch_add(1);
     if (pid != child.pid) {
+      count_reaped_orphan(has_name ? name : nullptr);
       stats.orphans_reaped.fetch_add(1);
       continue;
     }
@@ -126,6 +181,7 @@ void register_main_child(pid_t pid) {
 void start_reaper(ReapListener on_event) {
   if (listener != nullptr) return;
   listener = new ReapListener(std::move(on_event));
+  naming = new NamingBudget();
   std::thread(reaper_loop).detach();
 }
 

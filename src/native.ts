@@ -35,6 +35,8 @@ export interface NativeCounters {
   dropped: number[];
   /** Orphans reaped by command name (comm), read just before each was reaped. */
   orphansByCommand: Record<string, number>;
+  /** Orphans reaped without a name: a storm outran naming, or /proc is not this namespace's. */
+  orphansUnnamed: number;
 }
 
 /** Signal actions understood by setSignalAction; positive numbers forward as that signal. */

@@ -11,6 +11,8 @@ export interface ReapStats {
   orphansReaped: number;
   /** Orphans reaped, by command name. */
   orphansByCommand: Record<string, number>;
+  /** Orphans reaped without a name (a storm outran naming); not in orphansByCommand. */
+  orphansUnnamed: number;
   signals: {
     received: Record<string, number>;
     /** By the signal delivered to the child, after rewrites. */
@@ -53,6 +55,7 @@ export function toReapStats(counters: NativeCounters): ReapStats {
     reaped: counters.reaped,
     orphansReaped: counters.orphansReaped,
     orphansByCommand: counters.orphansByCommand,
+    orphansUnnamed: counters.orphansUnnamed,
     signals: {
       received: byName(counters.received),
       forwarded: byName(counters.forwarded),
@@ -73,7 +76,8 @@ export function topCommands(byCommand: Record<string, number>, limit = 5): [stri
 
 /** One line for the exit summary. */
 export function summarize(stats: ReapStats): string {
-  const top = topCommands(stats.orphansByCommand).map(([c, n]) => `${c}×${n}`).join(' ');
+  const named = topCommands(stats.orphansByCommand).map(([c, n]) => `${c}×${n}`);
+  const top = [...named, ...(stats.orphansUnnamed > 0 ? [`${stats.orphansUnnamed} unnamed`] : [])].join(' ');
   const orphans = top ? `${stats.orphansReaped} orphans: ${top}` : `${stats.orphansReaped} orphans`;
   const dropped = Object.keys(stats.signals.dropped).length > 0 ? `; dropped ${describeCounts(stats.signals.dropped)}` : '';
   return `reaped ${stats.reaped} (${orphans}); forwarded ${describeCounts(stats.signals.forwarded)}${dropped}`;
@@ -89,6 +93,7 @@ export function formatStatus(s: StatsSnapshot): string {
     ['main child', child],
     ['reaped', `${s.reaped} (${s.orphansReaped} orphans)`],
     ['orphans by command', topCommands(s.orphansByCommand).map(([c, n]) => `${c} ${n}`).join(', ') || 'none'],
+    ['orphans unnamed', `${s.orphansUnnamed}${s.orphansUnnamed > 0 ? ' (reaped in a storm faster than they could be named)' : ''}`],
     ['signals received', describeCounts(s.signals.received, ' ')],
     ['signals forwarded', describeCounts(s.signals.forwarded, ' ')],
     ['signals dropped', describeCounts(s.signals.dropped, ' ')],
