@@ -20,6 +20,7 @@ declare module 'vitest' {
 async function removeLeftovers(engine: Engine): Promise<void> {
   const { stdout } = await podman(engine, ['ps', '--all', '--quiet'], { reject: false });
   for (const id of stdout.split('\n').filter(Boolean)) await podman(engine, ['rm', '-f', '-t', '0', id], { reject: false });
+  await podman(engine, ['pod', 'rm', '--all', '--force'], { reject: false });  // kube.test.ts's pods
   // Images that lost their tag to a rebuild: without this the store grows by ~1 GB a run.
   await podman(engine, ['image', 'prune', '--force'], { reject: false, timeoutMs: 120_000 });
 }
