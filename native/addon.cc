@@ -4,6 +4,7 @@
 
 #include <functional>
 
+#include "peer_credentials.h"
 #include "process.h"
 #include "reaped_commands.h"
 #include "reaper.h"
@@ -152,6 +153,17 @@ Napi::Value ExecSelf(const Napi::CallbackInfo& info) {
 
 Napi::Value Exit(const Napi::CallbackInfo& info) { exit_now(info[0].As<Napi::Number>()); }
 
+// {pid, uid, gid} of a connected Unix socket's peer, or the errno.
+Napi::Value PeerCredentialsOf(const Napi::CallbackInfo& info) {
+  PeerCredentials peer = peer_credentials(info[0].As<Napi::Number>());
+  if (peer.error != 0) return Napi::Number::New(info.Env(), peer.error);
+  Napi::Object out = Napi::Object::New(info.Env());
+  out.Set("pid", static_cast<double>(peer.pid));
+  out.Set("uid", static_cast<double>(peer.uid));
+  out.Set("gid", static_cast<double>(peer.gid));
+  return out;
+}
+
 }  // namespace
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
@@ -170,6 +182,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("signalRange", Napi::Function::New(env, SignalRange));
   exports.Set("execSelf", Napi::Function::New(env, ExecSelf));
   exports.Set("exit", Napi::Function::New(env, Exit));
+  exports.Set("peerCredentials", Napi::Function::New(env, PeerCredentialsOf));
   return exports;
 }
 

@@ -64,6 +64,14 @@ export interface Native {
   /** execve(argv[0], argv, env) after clearing close-on-exec on stdio; returns errno on failure. */
   execSelf(argv: string[], env: string[]): number;
   exit(code: number): never;
+  /** SO_PEERCRED of a connected Unix socket's fd (pid in our PID namespace, 0 if not visible there), or the errno. */
+  peerCredentials(fd: number): PeerCredentials | number;
+}
+
+export interface PeerCredentials {
+  pid: number;
+  uid: number;
+  gid: number;
 }
 
 /**

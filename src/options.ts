@@ -62,7 +62,7 @@ Options (each has an environment variable; a flag wins over it):
       --strict              exit 70 if the child exited 0 but leaked       SEXTON_STRICT=1
                             orphans or zombies (a CI check)
       --status-socket PATH  where 'sexton status' asks; none = off         SEXTON_STATUS_SOCKET=PATH
-                            (default on as PID 1: /run/sexton.sock)
+                            (default on as PID 1: an abstract socket, @NAME)
       --metrics HOST:PORT   serve Prometheus metrics (off)                 SEXTON_METRICS=HOST:PORT
       --stats-file PATH     keep stats as JSON at PATH (off)               SEXTON_STATS_FILE=PATH
       --log-format FORMAT   text or json (one object per line)             SEXTON_LOG_FORMAT=FORMAT

@@ -1,78 +1,153 @@
-// `sexton status [--json] [--socket PATH] [--max-zombies N]`: ask the running sexton.
-// Exit 0: answered; 1: more zombies than --max-zombies (a liveness probe); 2: no sexton or bad input.
-import { writeSync } from 'node:fs';
-import { defaultSocketPaths } from './exporters/status-socket';
+// `sexton status [--json] [--socket ADDRESS] [--pid N] [--max-zombies N]`: ask the running sexton.
+// Exit codes are chosen for probes: Docker's HEALTHCHECK reserves 2, so it is never used.
+import { readFileSync, writeSync } from 'node:fs';
+import type { Socket } from 'node:net';
+import { defaultSocketPaths, Refusal, socketAddress, socketFd } from './exporters/status-socket';
+import { loadNative } from './native';
 import { formatStatus, StatsSnapshot } from './stats';
 
-export const STATUS_USAGE = `Usage: sexton status [--json] [--socket PATH] [--max-zombies N]
+export const STATUS_EXIT = {
+  /** It answered (and had no more zombies than --max-zombies). */
+  ok: 0,
+  /** It answered with more zombies than --max-zombies: a liveness probe fails. */
+  tooManyZombies: 1,
+  /** Nobody answered: no sexton, or its status socket is off. */
+  noAnswer: 3,
+  /** Something answered but was not trusted, or refused us: see the message. */
+  refused: 4,
+  /** Bad usage (EX_USAGE). */
+  usage: 64,
+} as const;
 
-Asks the sexton running in this container (over its status socket) what it has reaped,
-forwarded and seen. Exits 0, or 1 when more than N zombies exist (--max-zombies, for a liveness
-probe), or 2 when no sexton answers.`;
+export const STATUS_USAGE = `Usage: sexton status [--json] [--socket ADDRESS] [--pid N] [--max-zombies N]
+
+Asks the sexton running as PID 1 of this PID namespace (the container) what it has reaped,
+forwarded and seen, over its status socket: by default an abstract socket named after the PID
+namespace, so it needs no file; --socket names another (a path, or @NAME for an abstract one).
+Only PID 1's answer is trusted, or that of the pid given with --pid N.
+
+Exit status: 0 answered; 1 more zombies than --max-zombies N (for a liveness probe); 3 nobody
+answered (no sexton, or its status socket is off); 4 the answer was not trusted, or sexton
+refused us (only root and sexton's own uid may ask); 64 bad usage.`;
 
 const TIMEOUT_MS = 2000;
 
-function ask(path: string): Promise<StatsSnapshot> {
+/** User input in a message: escaped (control characters too) and cut short. */
+function quoted(text: string): string {
+  return JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text);
+}
+
+class StatusError extends Error {
+  constructor(message: string, readonly exitCode: number) {
+    super(message);
+  }
+}
+
+/** Whether the process at the other end is the sexton we mean to ask. */
+function distrust(socket: Socket, expectedPid: number): string | undefined {
+  const peer = loadNative().peerCredentials(socketFd(socket));
+  if (typeof peer === 'number') return `cannot tell who answers (SO_PEERCRED failed, errno ${peer})`;
+  const ownUid = process.getuid?.() ?? 0;
+  if (peer.uid !== 0 && peer.uid !== ownUid) return `it runs as uid ${peer.uid}, neither root nor uid ${ownUid}`;
+  if (peer.pid === expectedPid) return undefined;
+  if (peer.pid === 0) return 'it is a process of another PID namespace (another container)';
+  const hint = expectedPid === 1 ? `; pass --pid ${peer.pid} to ask it anyway` : '';
+  return `it is pid ${peer.pid} here, not ${expectedPid === 1 ? 'PID 1' : `pid ${expectedPid}`}${hint}`;
+}
+
+function ask(address: string, expectedPid: number): Promise<StatsSnapshot> {
   const net = require('node:net') as typeof import('node:net');
   return new Promise((resolve, reject) => {
     let text = '';
-    const socket = net.createConnection(path);
+    let distrusted: string | undefined;
+    const socket = net.createConnection(socketAddress(address), () => {
+      distrusted = distrust(socket, expectedPid);
+      if (distrusted) socket.destroy(new StatusError(`the process answering on ${address} is not trusted: ${distrusted}`, STATUS_EXIT.refused));
+    });
     socket.setTimeout(TIMEOUT_MS, () => socket.destroy(new Error(`no answer within ${TIMEOUT_MS} ms`)));
     socket.on('data', (chunk) => (text += chunk));
     socket.on('error', reject);
     socket.on('end', () => {
+      let answer: StatsSnapshot | Refusal;
       try {
-        resolve(JSON.parse(text) as StatsSnapshot);
+        answer = JSON.parse(text);
       } catch {
-        reject(new Error('the answer was not JSON'));
+        return reject(new Error('the answer was not JSON'));
       }
+      if ('refused' in answer) reject(new StatusError(`sexton refused to answer: ${answer.refused}`, STATUS_EXIT.refused));
+      else resolve(answer);
     });
   });
 }
 
-function fail(message: string): number {
+/** Why PID 1 has no status socket, when it is a sexton told so; undefined otherwise. */
+function statusOffInPid1(): string | undefined {
+  try {
+    const argv = readFileSync('/proc/1/cmdline', 'latin1').split('\0');
+    const dash = argv.indexOf('--');
+    const own = dash < 0 ? argv : argv.slice(0, dash);
+    if (!own.some((arg) => /(^|\/)sexton(\.js)?$/.test(arg))) return undefined;
+    if (own.includes('--status-socket=none') || own.some((arg, i) => arg === '--status-socket' && own[i + 1] === 'none')) {
+      return 'PID 1 is a sexton started with --status-socket none: its status socket is off';
+    }
+    // The environment of PID 1 is readable by root and its own uid only.
+    if (readFileSync('/proc/1/environ', 'latin1').split('\0').includes('SEXTON_STATUS_SOCKET=none')) {
+      return 'PID 1 is a sexton started with SEXTON_STATUS_SOCKET=none: its status socket is off';
+    }
+  } catch {
+    // no /proc, or not ours to read
+  }
+  return undefined;
+}
+
+function say(message: string, exitCode: number): number {
   try {
     writeSync(2, `sexton status: ${message}\n`);
   } catch {
     // nowhere to say it
   }
-  return 2;
+  return exitCode;
 }
 
 export async function statusMain(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   let json = false;
   let socket = env.SEXTON_STATUS_SOCKET || undefined;
+  let fromEnv = socket !== undefined;
+  let expectedPid = 1;
   let maxZombies: number | undefined;
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].startsWith('--') && argv[i].includes('=') ? argv[i].split(/=(.*)/s) : [argv[i], undefined];
     const value = () => inline ?? argv[++i];
-    if (flag === '--json') json = true;
-    else if (flag === '--socket') socket = value();
-    else if (flag === '--max-zombies') {
+    const number = (name: string, min: number) => {
       const text = value() ?? '';
-      if (!/^\d+$/.test(text)) return fail(`--max-zombies needs a whole number, not '${text}'`);
-      maxZombies = Number(text);
-    } else if (flag === '-h' || flag === '--help') {
-      writeSync(1, `${STATUS_USAGE}\n`);
-      return 0;
-    } else return fail(`unknown option '${argv[i]}'\nTry 'sexton status --help'.`);
-  }
-  const paths = socket ? [socket] : defaultSocketPaths();
-  const errors: string[] = [];
-  for (const path of paths) {
-    let snapshot: StatsSnapshot;
+      if (!/^\d+$/.test(text) || Number(text) < min) throw new StatusError(`${name} needs a whole number${min > 0 ? ` from ${min}` : ''}, not ${quoted(text)}`, STATUS_EXIT.usage);
+      return Number(text);
+    };
     try {
-      snapshot = await ask(path);
+      if (flag === '--json') json = true;
+      else if (flag === '--socket') [socket, fromEnv] = [value(), false];
+      else if (flag === '--pid') expectedPid = number('--pid', 1);
+      else if (flag === '--max-zombies') maxZombies = number('--max-zombies', 0);
+      else if (flag === '-h' || flag === '--help') return writeSync(1, `${STATUS_USAGE}\n`), STATUS_EXIT.ok;
+      else throw new StatusError(`unknown option ${quoted(argv[i])}; try 'sexton status --help'`, STATUS_EXIT.usage);
     } catch (error) {
-      errors.push(`${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-      continue;
+      return say((error as Error).message, (error as StatusError).exitCode ?? STATUS_EXIT.usage);
     }
-    writeSync(1, json ? `${JSON.stringify(snapshot)}\n` : formatStatus(snapshot));
-    if (maxZombies !== undefined && snapshot.zombieCount > maxZombies) {
-      writeSync(2, `sexton status: ${snapshot.zombieCount} zombies, more than --max-zombies ${maxZombies}\n`);
-      return 1;
-    }
-    return 0;
   }
-  return fail(`no sexton is answering (${errors.join('; ')})`);
+  if (socket === 'none') return say(`the status socket is off here (${fromEnv ? 'SEXTON_STATUS_SOCKET=none' : '--socket none'})`, STATUS_EXIT.noAnswer);
+  const address = socket ?? defaultSocketPaths()[0];
+  let snapshot: StatsSnapshot;
+  try {
+    snapshot = await ask(address, expectedPid);
+  } catch (error) {
+    if (error instanceof StatusError) return say(error.message, error.exitCode);
+    const why = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    const off = socket === undefined ? statusOffInPid1() : undefined;
+    return say(off ?? `no sexton is answering (${address}: ${why})`, STATUS_EXIT.noAnswer);
+  }
+  writeSync(1, json ? `${JSON.stringify(snapshot)}\n` : formatStatus(snapshot));
+  if (maxZombies !== undefined && snapshot.zombieCount > maxZombies) {
+    return say(`${snapshot.zombieCount} zombies, more than --max-zombies ${maxZombies}`, STATUS_EXIT.tooManyZombies);
+  }
+  return STATUS_EXIT.ok;
 }

@@ -29,7 +29,7 @@ describe('sexton status', () => {
     const run = await runAsPid1(['--', ...ZOMBIE_POD], { env: { SEXTON_STATUS_SOCKET: socket } });
     await run.waitFor('zombie-pod-started');
     const s = await eventually(async () => {
-      const snap = existsSync(socket) ? await statusJson(socket) : undefined;
+      const snap = existsSync(socket) ? await statusJson(socket, run.pid1) : undefined;
       return snap?.zombieCount === 3 ? snap : undefined;
     }, 10_000, 'three zombies in the status');
 
@@ -56,7 +56,7 @@ describe('sexton status', () => {
     }
     expect([...names].sort()).toEqual(['zombie-1', 'zombie-2', 'zombie-3']);
 
-    const table = await status([], { SEXTON_STATUS_SOCKET: socket });
+    const table = await status(['--pid', String(run.pid1)], { SEXTON_STATUS_SOCKET: socket });
     expect(table.exitCode).toBe(0);
     expect(table.stdout).toMatch(new RegExp(`^sexton\\s+${VERSION.replace(/\./g, '\\.')}, pid 1 \\(init\\), up \\d+ s, running$`, 'm'));
     expect(table.stdout).toMatch(new RegExp(`^main child\\s+pid ${s.mainChild.pid} running: ${ZOMBIE_POD.join(' ')}$`, 'm'));
@@ -71,13 +71,14 @@ describe('sexton status', () => {
     const socket = path.join(freshDir(), 'status.sock');
     const run = await runAsPid1(['--status-socket', socket, '--', ...ZOMBIE_POD]);
     await run.waitFor('zombie-pod-started');
-    await eventually(async () => existsSync(socket) && (await statusJson(socket)).zombieCount === 3, 10_000, 'three zombies');
+    await eventually(async () => existsSync(socket) && (await statusJson(socket, run.pid1)).zombieCount === 3, 10_000, 'three zombies');
 
-    const over = await status(['--socket', socket, '--max-zombies', '0']);
+    const asPid1 = ['--pid', String(run.pid1)];  // from the host, sexton is not PID 1
+    const over = await status(['--socket', socket, ...asPid1, '--max-zombies', '0']);
     expect(over.exitCode).toBe(1);
     expect(over.stderr).toContain('3 zombies, more than --max-zombies 0');
-    expect((await status(['--socket', socket, '--max-zombies', '3'])).exitCode).toBe(0);
-    const under = await status(['--json', `--socket=${socket}`, '--max-zombies=10']);
+    expect((await status(['--socket', socket, ...asPid1, '--max-zombies', '3'])).exitCode).toBe(0);
+    const under = await status(['--json', `--socket=${socket}`, `--pid=${run.pid1}`, '--max-zombies=10']);
     expect(under.exitCode).toBe(0);
     expect(JSON.parse(under.stdout).zombieCount).toBe(3);
   });
@@ -105,7 +106,7 @@ describe('sexton status', () => {
     await run.waitFor('USR2');
     run.signal('SIGUSR1');
     const snap = await eventually(async () => {
-      const s = existsSync(socket) ? await statusJson(socket) : undefined;
+      const s = existsSync(socket) ? await statusJson(socket, run.pid1) : undefined;
       return s?.signals.dropped.USR1 === 1 && s.orphansReaped === 30 ? s : undefined;
     }, 10_000, 'the dropped USR1 and 30 orphans in the status');
     // 15 orphans exec'd /bin/true, 15 were forked shells: names read before the reap.
@@ -113,7 +114,7 @@ describe('sexton status', () => {
     expect(snap.reaped).toBe(30);
     expect(snap.signals).toEqual({ received: { USR2: 1, USR1: 1 }, forwarded: { USR2: 1 }, dropped: { USR1: 1 } });
 
-    const table = (await status(['--socket', socket])).stdout;
+    const table = (await status(['--socket', socket, '--pid', String(run.pid1)])).stdout;
     expect(table).toMatch(/^reaped\s+30 \(30 orphans\)$/m);
     expect(table).toMatch(/^orphans by command\s+(true 15, sh 15|sh 15, true 15)$/m);
     expect(table).toMatch(/^signals received\s+(USR2 1 USR1 1|USR1 1 USR2 1)$/m);
@@ -126,7 +127,7 @@ describe('sexton status', () => {
     const run = await runAsPid1(['--status-socket', socket, '--', ...workload('orphans', '50')]);
     await run.waitFor('orphans-created');
     const snap = await eventually(async () => {
-      const s = existsSync(socket) ? await statusJson(socket) : undefined;
+      const s = existsSync(socket) ? await statusJson(socket, run.pid1) : undefined;
       return s?.orphansReaped >= 50 ? s : undefined;
     }, 10_000, '50 orphans in the status');
     // Its orphans are shells running the builtin `true`: named 'sh' (an exec'd one would be 'true');
@@ -138,11 +139,11 @@ describe('sexton status', () => {
     expect(snap.reaped).toBe(snap.orphansReaped);
   });
 
-  it('says clearly that no sexton is running, and exits 2', async () => {
+  it('says clearly that no sexton is running, and exits 3', async () => {
     const dir = freshDir();
     const nobody = path.join(dir, 'nobody.sock');
     const missing = await status(['--socket', nobody]);
-    expect(missing.exitCode).toBe(2);
+    expect(missing.exitCode).toBe(3);
     expect(missing.stdout).toBe('');
     expect(missing.stderr).toMatch(/no sexton is answering/);
     expect(missing.stderr).toContain(`${nobody}: ENOENT`);
@@ -156,19 +157,20 @@ describe('sexton status', () => {
     await run.done();
     expect(statSync(stale).isSocket()).toBe(true);
     const refused = await status(['--json', '--socket', stale]);
-    expect(refused.exitCode).toBe(2);
+    expect(refused.exitCode).toBe(3);
     expect(refused.stdout).toBe('');
     expect(refused.stderr).toContain(`no sexton is answering (${stale}: ECONNREFUSED)`);
   });
 
-  it('rejects bad input with exit 2', async () => {
+  it('rejects bad input with exit 64 (2 is reserved by Docker health checks), in one escaped line', async () => {
     const unknown = await status(['--bogus']);
-    expect(unknown.exitCode).toBe(2);
-    expect(unknown.stderr).toContain("unknown option '--bogus'");
-    const notNumber = await status(['--max-zombies', 'many']);
-    expect(notNumber.exitCode).toBe(2);
-    expect(notNumber.stderr).toContain('--max-zombies needs a whole number');
-    expect((await status(['--max-zombies'])).exitCode).toBe(2);
+    expect(unknown.exitCode).toBe(64);
+    expect(unknown.stderr).toBe(`sexton status: unknown option "--bogus"; try 'sexton status --help'`);
+    const notNumber = await status(['--max-zombies', 'many\nlines']);
+    expect(notNumber.exitCode).toBe(64);
+    expect(notNumber.stderr).toBe('sexton status: --max-zombies needs a whole number, not "many\\nlines"');
+    expect((await status(['--max-zombies'])).exitCode).toBe(64);
+    expect((await status(['--pid', '0'])).exitCode).toBe(64);
   });
 });
 
@@ -186,21 +188,14 @@ describe('status socket on and off', () => {
   });
 
 
-  it('listens on /run/sexton.sock by default as PID 1, and `sexton status` finds it there', async () => {
-    // A private tmpfs on /run in sexton's own mount namespace: the host's /run is never touched.
-    const run = await runAsPid1(
-      ['/bin/sh', '-c', 'mount -t tmpfs tmpfs /run && exec "$@"', 'sh', process.execPath, SEXTON, '--', ...leakingApp(0, 0)],
-      { raw: true },
-    );
+  it('listens by default as PID 1 on an abstract socket named after its PID namespace, and `sexton status` finds it', async () => {
+    const run = await runAsPid1(['--', ...leakingApp(0, 0)]);
     await run.waitFor('ready');
-    const socket = `/proc/${run.pid1}/root/run/sexton.sock`;
-    await until(() => existsSync(socket), 5000, 'the default status socket');
-    expect((statSync(socket).mode & 0o777).toString(8)).toBe('600');
-    const inode = unixSocketInode(run.pid1, '/run/sexton.sock');
-    expect(inode).toBeDefined();
-    expect(ownSocketInodes(run.pid1)).toContain(inode);
-    // Inside the container (its mount namespace), `sexton status` needs no option at all.
-    const inside = await execa('nsenter', ['--target', String(run.pid1), '--mount', '--', process.execPath, SEXTON, 'status', '--json'], {
+    const name = `@sexton-status.${statSync(`/proc/${run.pid1}/ns/pid`).ino}`;
+    await until(() => unixSocketInode(run.pid1, name) !== undefined, 5000, `the abstract socket ${name}`);
+    expect(ownSocketInodes(run.pid1)).toContain(unixSocketInode(run.pid1, name));
+    // Inside the container (its PID namespace), `sexton status` needs no option at all.
+    const inside = await execa('nsenter', ['--target', String(run.pid1), '--pid', '--mount', '--', process.execPath, SEXTON, 'status', '--json'], {
       reject: false, timeout: 10_000, env: { SEXTON_STATUS_SOCKET: '' },
     });
     expect(inside.exitCode, `${inside.stdout}\n${inside.stderr}`).toBe(0);

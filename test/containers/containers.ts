@@ -16,6 +16,8 @@ export interface StartOptions {
   /** host path → container path */
   volumes?: Record<string, string>;
   entrypoint?: string;
+  /** More `podman run` options, e.g. --read-only. */
+  runFlags?: string[];
 }
 
 /** `podman run -d` with no network and the test apps at /apps; returns the container's name. */
@@ -28,6 +30,7 @@ export async function start(image: string, command: string[], options: StartOpti
     ...Object.entries(options.env ?? {}).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
     ...Object.entries(volumes).flatMap(([host, inside]) => ['-v', `${host}:${inside}`]),
     ...(options.entrypoint ? ['--entrypoint', options.entrypoint] : []),
+    ...(options.runFlags ?? []),
     image,
     ...command,
   ]);

@@ -50,8 +50,9 @@ export async function status(args: string[], env: Record<string, string> = {}) {
 }
 
 /** The snapshot `sexton status --json` prints; throws with the output when it is not JSON. */
-export async function statusJson(socket: string): Promise<any> {
-  const result = await status(['--json', '--socket', socket]);
+export async function statusJson(socket: string, pid1: number): Promise<any> {
+  // From the host, sexton is not PID 1 of our PID namespace: name its pid to trust its answer.
+  const result = await status(['--json', '--socket', socket, '--pid', String(pid1)]);
   if (result.exitCode !== 0) throw new Error(`sexton status exited ${result.exitCode}: ${result.stderr}`);
   return JSON.parse(result.stdout);
 }
@@ -79,7 +80,9 @@ export function unixSocketInode(pid: number, socketPath: string): number | undef
   // Num RefCount Protocol Flags Type St Inode Path
   for (const line of readFileSync(`/proc/${pid}/net/unix`, 'utf8').split('\n').slice(1)) {
     const fields = line.trim().split(/\s+/);
-    if (fields[7] === socketPath) return Number(fields[6]);
+    // Node pads abstract names (shown as @name) with NULs to the full sun_path, shown as '@'s.
+    const bound = fields[7]?.startsWith('@') ? fields[7].replace(/(?<=.)@+$/, '') : fields[7];
+    if (bound === socketPath) return Number(fields[6]);
   }
   return undefined;
 }
