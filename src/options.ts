@@ -212,7 +212,7 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv): Request {
   const statusSocket = socketText === undefined ? (isInit ? defaultSocketPaths() : []) : socketText === 'none' ? [] : [socketText];
   const metricsText = last('metrics', env.SEXTON_METRICS);
   const metrics = metricsText === undefined ? undefined : parseHostPort(metricsText);
-  if (metricsText !== undefined && !metrics) throw new UsageError(`metrics '${metricsText}': expected HOST:PORT, e.g. 0.0.0.0:9102`);
+  if (metricsText !== undefined && !metrics) throw new UsageError(`metrics '${metricsText}': expected HOST:PORT, e.g. 0.0.0.0:19102`);
   const statsFile = last('stats-file', env.SEXTON_STATS_FILE);
   const logFormat = (last('log-format', env.SEXTON_LOG_FORMAT) ?? 'text') as LogFormat;
   if (logFormat !== 'text' && logFormat !== 'json') throw new UsageError(`log-format '${logFormat}': expected text or json`);

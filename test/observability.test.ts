@@ -256,11 +256,24 @@ describe('Prometheus metrics', () => {
     expect(sample(body, 'sexton_zombie_parents')).toBe(3);
     expect(sample(body, 'sexton_reaped_total{kind="orphan"}')).toBe(20);
     expect(sample(body, 'sexton_reaped_total{kind="main"}')).toBe(0);
-    expect(sample(body, 'sexton_orphans_reaped_by_command_total{command="true"}')).toBe(10);
+    expect(sample(body, 'sexton_named_orphans_reaped_total{command="true"}')).toBe(10);
     expect(sample(body, 'sexton_signals_forwarded_total{signal="USR2"}')).toBe(1);
     expect(sample(body, 'sexton_signals_received_total{signal="USR2"}')).toBe(1);
     expect(sample(body, 'sexton_main_child_running')).toBe(1);
     expect(sample(body, 'sexton_shutdown_phase{phase="running"}')).toBe(1);
+    expect(sample(body, 'sexton_unnamed_orphans_reaped_total')).toBe(0);
+    expect(sample(body, `sexton_build_info{version="${VERSION}"}`)).toBe(1);
+    // Labelled counters exist before their first count.
+    expect(sample(body, 'sexton_signals_received_total{signal="TERM"}')).toBe(0);
+    expect(sample(body, 'sexton_signals_dropped_total{signal="USR2"}')).toBe(0);
+    // process_* are sexton's (PID 1's) own, read from /proc/self.
+    const started = sample(body, 'process_start_time_seconds') as number;
+    const hostStart = Number(readFileSync(`/proc/${run.pid1}/stat`, 'latin1').split(') ')[1].split(' ')[19]) / 100;
+    const btime = Number(/^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'latin1'))?.[1]);
+    expect(started).toBeCloseTo(btime + hostStart, 1);
+    // Give or take the connections of this scrape and the next, opened and closed meanwhile.
+    expect(Math.abs((sample(body, 'process_open_fds') as number) - readdirSync(`/proc/${run.pid1}/fd`).length)).toBeLessThanOrEqual(3);
+    expect(sample(body, 'process_resident_memory_bytes')).toBeGreaterThan(sample(body, 'sexton_resident_anonymous_memory_bytes') as number);
 
     const notFound = await fetch(`http://127.0.0.1:${port}/nothing`);
     expect(notFound.status).toBe(404);
@@ -275,7 +288,7 @@ describe('Prometheus metrics', () => {
     const run = await runAsPid1(['--status-socket', 'none', '--metrics', `127.0.0.1:${port}`, '--',
       'sh', '-c', '( "$0" & ); echo ready; exec sleep 100', oddName]);
     await run.waitFor('ready');
-    const series = 'sexton_orphans_reaped_by_command_total{command="we\\"ir\\\\d"}';
+    const series = 'sexton_named_orphans_reaped_total{command="we\\"ir\\\\d"}';
     const body = await eventually(async () => {
       const text = await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text(), () => '');
       return sample(text, series) === 1 ? text : undefined;

@@ -1,6 +1,7 @@
 // Prometheus text exposition of the stats snapshot, served over HTTP only when --metrics is set.
 import type { Logger } from '../log';
 import type { StatsSnapshot } from '../stats';
+import { ProcessMetrics, readProcessMetrics } from './process-metrics';
 
 function escapeLabel(value: string): string {
   return value.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
@@ -17,25 +18,52 @@ function family(name: string, type: 'counter' | 'gauge', help: string, samples: 
   return lines.join('\n');
 }
 
-const bySignal = (counts: Record<string, number>): Sample[] => Object.entries(counts).map(([signal, n]) => [{ signal }, n]);
+/** Signals every scrape shows, at 0 until they come: a rate() needs the series before the first one. */
+const COMMON_SIGNALS = ['HUP', 'INT', 'QUIT', 'USR1', 'USR2', 'TERM', 'WINCH'];
 
-export function renderMetrics(s: StatsSnapshot): string {
+function bySignal(counts: Record<string, number>): Sample[] {
+  const names = [...new Set([...COMMON_SIGNALS, ...Object.keys(counts)])];
+  return names.map((signal) => [{ signal }, counts[signal] ?? 0]);
+}
+
+/** How many command names get a series of their own (native/reaped_commands.cc's table). */
+export const COMMAND_LABEL_CAP = 64;
+
+function processFamilies(p: ProcessMetrics): string[] {
+  return [
+    family('process_start_time_seconds', 'gauge', 'Start time of the process since unix epoch in seconds.', [[{}, p.startTimeSeconds]]),
+    family('process_cpu_seconds_total', 'counter', 'Total user and system CPU time spent in seconds.', [[{}, p.cpuSeconds]]),
+    family('process_resident_memory_bytes', 'gauge', 'Resident memory size in bytes.', [[{}, p.residentBytes]]),
+    family('process_virtual_memory_bytes', 'gauge', 'Virtual memory size in bytes.', [[{}, p.virtualBytes]]),
+    family('process_open_fds', 'gauge', 'Number of open file descriptors.', [[{}, p.openFds]]),
+    ...(Number.isNaN(p.maxFds) ? [] : [family('process_max_fds', 'gauge', 'Maximum number of open file descriptors.', [[{}, p.maxFds]])]),
+    family('sexton_resident_anonymous_memory_bytes', 'gauge',
+      "sexton's own resident memory (RssAnon); most of the rest is the node binary's file pages, shared with a Node app.",
+      [[{}, p.residentAnonymousBytes]]),
+  ];
+}
+
+export function renderMetrics(s: StatsSnapshot, p: ProcessMetrics = readProcessMetrics()): string {
   const phases = ['starting', 'running', 'draining', 'stopping', 'killing'];
   return `${[
-    family('sexton_up', 'gauge', 'Always 1 while sexton answers.', [[{ version: s.version, role: s.role }, 1]]),
+    family('sexton_build_info', 'gauge', "sexton's version; always 1.", [[{ version: s.version }, 1]]),
     family('sexton_uptime_seconds', 'gauge', 'Seconds since sexton started.', [[{}, s.uptimeSeconds]]),
     family('sexton_main_child_running', 'gauge', '1 while the main child runs.', [[{}, s.mainChild.state === 'running' ? 1 : 0]]),
     family('sexton_shutdown_phase', 'gauge', 'The lifecycle phase sexton is in (1 for the current one).',
       phases.map((phase) => [{ phase }, s.phase === phase ? 1 : 0])),
     family('sexton_reaped_total', 'counter', 'Processes reaped, by kind: the main child or orphans.',
       [[{ kind: 'main' }, s.reaped - s.orphansReaped], [{ kind: 'orphan' }, s.orphansReaped]]),
-    family('sexton_orphans_reaped_by_command_total', 'counter', 'Orphans reaped, by command name.',
+    family('sexton_named_orphans_reaped_total', 'counter',
+      `Orphans reaped whose command name (comm) was read just before the reap, by name. The first ${COMMAND_LABEL_CAP} names get a series each; later ones count under command="(other)".`,
       Object.entries(s.orphansByCommand).map(([command, n]) => [{ command }, n])),
+    family('sexton_unnamed_orphans_reaped_total', 'counter',
+      'Orphans reaped without a name: a storm outran naming, or /proc was not this PID namespace\'s.', [[{}, s.orphansUnnamed]]),
     family('sexton_zombies', 'gauge', 'Zombies held by live parents that never wait; no init can reap them.', [[{}, s.zombieCount]]),
     family('sexton_zombie_parents', 'gauge', 'Live processes holding zombies.', [[{}, s.zombies.length]]),
     family('sexton_signals_received_total', 'counter', 'Signals sexton received, by name.', bySignal(s.signals.received)),
     family('sexton_signals_forwarded_total', 'counter', 'Signals delivered to the child, by name after rewrites.', bySignal(s.signals.forwarded)),
     family('sexton_signals_dropped_total', 'counter', 'Signals dropped by a rewrite to none, by name.', bySignal(s.signals.dropped)),
+    ...processFamilies(p),
   ].join('\n')}\n`;
 }
 
