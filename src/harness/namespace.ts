@@ -56,3 +56,20 @@ export function namespaceProcesses(pid1: number): ProcessInfo[] {
   const self = readProcess(pid1);
   return self ? [self, ...descendantsOf(pid1, listProcesses())] : [];
 }
+
+/** PF_EXITING in /proc/PID/stat's flags (field 9). */
+const PF_EXITING = 0x4;
+
+/**
+ * Whether PID 1 has begun to exit (or is gone): the kernel is then tearing the namespace down,
+ * killing and reaping everything in it, and what /proc shows is no longer the init's doing.
+ */
+export function pid1Exiting(pid1: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid1}/stat`, 'latin1');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return fields[0] === 'Z' || fields[0] === 'X' || (Number(fields[6]) & PF_EXITING) !== 0;
+  } catch {
+    return true;
+  }
+}

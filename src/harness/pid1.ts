@@ -5,12 +5,14 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { tmpdir } from 'node:os';
 import { commandOf, ProcessInfo, readProcess } from '../procfs';
-import { childOf, makePidsCgroup, namespacePid, namespaceProcesses } from './namespace';
+import { childOf, makePidsCgroup, namespacePid, namespaceProcesses, pid1Exiting } from './namespace';
 import type { StatsSnapshot } from '../stats';
 import { Verdict, verdictOf } from './verdict';
 
 /** A zombie whose live parent has not waited for it this long counts as leaked by that parent. */
 const LINGER_MS = 500;
+/** A zombie this old when PID 1 exits was not about to be reaped: a working init takes ~1 ms. */
+const LEFT_AT_EXIT_MS = 100;
 
 /** 'none' (the command is PID 1), 'sexton', or an init's command prefix such as 'tini --'. */
 export type InitChoice = 'none' | 'sexton' | string | string[];
@@ -69,7 +71,7 @@ export interface Pid1Report {
    * Zombies still there when PID 1 exited or was killed: the init's failure. When the harness
    * kills PID 1, those of a sample taken just before; under sexton, sexton's own count at exit
    * (and any zombie the harness saw orphaned to PID 1 for over 500 ms); for other inits, those
-   * older than 500 ms in the last sample.
+   * older than 100 ms in the last sample before PID 1 began to exit.
    */
   zombiesLeftAtExit: number;
   /** What the run proved: see Verdict. */
@@ -186,13 +188,14 @@ export async function runAsPid1(command: string[], options: RunOptions = {}): Pr
   let zombiesBeforeStop = 0;
   let zombiesHeldByLiveParents = 0;
   let last: { atMs: number; zombies: ProcessInfo[] } = { atMs: 0, zombies: [] };
-  const lingering = (zombies: ProcessInfo[], now: number) => zombies.filter((z) => now - (firstSeen.get(keyOf(z)) ?? now) >= LINGER_MS);
+  const lingering = (zombies: ProcessInfo[], now: number, ms = LINGER_MS) => zombies.filter((z) => now - (firstSeen.get(keyOf(z)) ?? now) >= ms);
   const sample = () => {
     if (pid1 === undefined) {
       pid1 = childOf(proc.pid as number);
       if (pid1 === undefined) return;
       pid1Started = readProcess(pid1)?.startTime;
     }
+    if (pid1Exiting(pid1)) return;  // the kernel's teardown, not the init's doing
     const processes = namespaceProcesses(pid1);
     if (processes.length === 0) return;
     const zombies = processes.filter((p) => p.state === 'Z');
@@ -240,7 +243,7 @@ export async function runAsPid1(command: string[], options: RunOptions = {}): Pr
   cgroup?.remove();
   const timedOut = Boolean(result.timedOut) || killedAfterStop;
   const sextonStats = statsFile?.read();
-  let zombiesLeftAtExit = timedOut ? last.zombies.length : lingering(last.zombies, last.atMs).length;
+  let zombiesLeftAtExit = timedOut ? last.zombies.length : lingering(last.zombies, last.atMs, LEFT_AT_EXIT_MS).length;
   if (!timedOut && sextonStats) {
     // The last sample may come just before sexton's final kill and reap: sexton counted at exit.
     const orphanedTooLong = last.zombies.filter((z) => last.atMs - (orphanedSince.get(keyOf(z)) ?? last.atMs) >= LINGER_MS);
