@@ -82,6 +82,10 @@ test('zombie-pod.yaml: 200 zombies without sexton until the kill at 5 s (137); 0
   console.log(`zombie-pod-with-sexton: pod stop -t ${withSexton} took ${Math.round(fixed.durationMs)} ms`);
   expect(fixed.durationMs).toBeLessThan(5_000);
   expect(await exitCodeOf('zombie-pod-with-sexton-app')).toBe(143);
+  // 200 orphans in ~200 ms outrun naming's budget when the machine is busy: those not named
+  // are a number of their own.
   const output = await logs('zombie-pod-with-sexton-app');
-  expect(output).toMatch(/sexton: exiting with 143: reaped 201 \(200 orphans: sh×200\)/);
+  const [, named, unnamed] = /sexton: exiting with 143: reaped 201 \(200 orphans: sh×(\d+)(?: (\d+) unnamed)?\)/.exec(output) ?? [];
+  expect(Number(named) + Number(unnamed ?? 0), output).toBe(200);
+  expect(Number(named)).toBeGreaterThanOrEqual(100);
 });
