@@ -1,7 +1,7 @@
 // Bundles the init into one CommonJS file with no runtime dependencies: on Node 20 separate
 // modules and ESM each cost milliseconds of startup that PID 1 pays on every container start.
 // The harness (library and `sexton harness`) and its workload program are bundles of their own,
-// loaded only when used.
+// loaded only when used; so is the node-side scanner (`sexton scan`).
 import { build } from 'esbuild';
 import { readFileSync } from 'node:fs';
 
@@ -18,4 +18,5 @@ await Promise.all([
   }),
   build({ ...common, entryPoints: ['src/harness/index.ts'], outfile: 'dist/harness.js' }),
   build({ ...common, entryPoints: ['src/harness/workload.ts'], outfile: 'dist/workload.js' }),
+  build({ ...common, entryPoints: ['src/scan/cli.ts'], outfile: 'dist/scan.js' }),
 ]);

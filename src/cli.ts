@@ -23,6 +23,12 @@ function runHarness(argv: string[]): void {
   harness.harnessMain(argv).then((code) => process.exit(code));
 }
 
+/** `sexton scan …` is a node-side tool, not the init: a bundle of its own, loaded on demand. */
+function runScan(argv: string[]): void {
+  const scan = require(require('node:path').join(__dirname, 'scan.js')) as { scanMain(argv: string[]): Promise<number> };
+  scan.scanMain(argv).then((code) => process.exit(code));
+}
+
 function runInit(argv: string[]): void {
   disableChildProcess();
   const request = parseArgs(argv, process.env);
@@ -36,6 +42,7 @@ function runInit(argv: string[]): void {
 
 export function main(argv: string[]): void {
   if (argv[0] === 'harness') return runHarness(argv.slice(1));
+  if (argv[0] === 'scan') return runScan(argv.slice(1));
   if (argv[0] === 'status') {
     statusMain(argv.slice(1), process.env).then((code) => process.exit(code));
     return;

@@ -26,6 +26,7 @@ export function readProcess(pid: number, procRoot = '/proc'): ProcessInfo | unde
     const open = stat.indexOf('(');
     const close = stat.lastIndexOf(')');
     const fields = stat.slice(close + 2).split(' ');
+    if (open < 0 || close < open || !/^\d+$/.test(fields[1] ?? '')) return undefined;  // not a stat file
     return {
       pid,
       ppid: Number(fields[1]),
@@ -52,12 +53,14 @@ export function commandOf(p: ProcessInfo, procRoot = '/proc'): string {
   return `[${p.name}]`;
 }
 
-export function listProcesses(procRoot = '/proc'): ProcessInfo[] {
+/** Every process in `procRoot`; entries that cannot be read (gone, denied, garbled) are counted in `skipped`. */
+export function listProcesses(procRoot = '/proc', skipped?: { count: number }): ProcessInfo[] {
   const out: ProcessInfo[] = [];
   for (const entry of readdirSync(procRoot)) {
     if (!/^\d+$/.test(entry)) continue;
     const info = readProcess(Number(entry), procRoot);
     if (info) out.push(info);
+    else if (skipped) skipped.count++;
   }
   return out;
 }
