@@ -55,7 +55,7 @@ export function renderScanMetrics(r: ScanResult, scans: number): string {
     family('sexton_scan_zombies_unlabelled', 'gauge', `Zombies of the series beyond the first ${MAX_SERIES}.`, [[{}, droppedZombies]]),
     family('sexton_scan_processes', 'gauge', 'Processes the last scan read.', [[{}, r.scannedProcesses]]),
     family('sexton_scan_unreadable_processes', 'gauge', 'Process entries the last scan could not read.', [[{}, r.unreadableProcesses]]),
-    family('sexton_scan_duration_seconds', 'gauge', 'How long the last scan took.', [[{}, r.durationMs / 1000]]),
+    family('sexton_scan_duration_seconds', 'gauge', 'How long the last scan took.', [[{}, Number((r.durationMs / 1000).toFixed(4))]]),
     family('sexton_scan_scans_total', 'counter', 'Scans of /proc since start.', [[{}, scans]]),
   ].join('\n')}\n`;
 }
