@@ -1,5 +1,5 @@
 // Processes as /proc shows them: who is left, in what state, under which parent.
-import { readdirSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
 
 export interface ProcessInfo {
   pid: number;
@@ -20,9 +20,24 @@ export function describeState(state: string): string {
   return `${state} ${STATE_WORDS[state] ?? 'unknown'}`;
 }
 
+/**
+ * One buffer for every stat file (a line of a few hundred bytes): one read, no stat call, no
+ * allocation per file. Scanning a node of 5,000 processes spends its time here.
+ */
+const statBuffer = Buffer.alloc(4096);
+
+function readStat(file: string): string {
+  const fd = openSync(file, 'r');
+  try {
+    return statBuffer.toString('latin1', 0, readSync(fd, statBuffer, 0, statBuffer.length, 0));
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export function readProcess(pid: number, procRoot = '/proc'): ProcessInfo | undefined {
   try {
-    const stat = readFileSync(`${procRoot}/${pid}/stat`, 'latin1');
+    const stat = readStat(`${procRoot}/${pid}/stat`);
     const open = stat.indexOf('(');
     const close = stat.lastIndexOf(')');
     const fields = stat.slice(close + 2).split(' ');
