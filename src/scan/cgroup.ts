@@ -25,8 +25,12 @@ const SCOPES: [RegExp, Runtime][] = [
 ];
 const BARE_ID = new RegExp(`^${ID}$`);
 const PODMAN_POD = new RegExp(`^(?:machine-)?libpod_pod_${ID}(?:\\.slice)?$`);
-/** cgroupfs `pod<uid>`; systemd `kubepods-<qos>-pod<uid with _>.slice` (systemd reserves `-`). */
-const KUBE_POD = /(?:^|-)pod([0-9a-f]{8}[-_][0-9a-f]{4}[-_][0-9a-f]{4}[-_][0-9a-f]{4}[-_][0-9a-f]{12})(?:\.slice)?$/;
+/**
+ * cgroupfs `pod<uid>`; systemd `kubepods[-<qos>]-pod<uid with _>.slice` (systemd reserves `-`).
+ * Not anchored to a `kubepods` element: read from inside a cgroup namespace (a DaemonSet's
+ * pod), other pods' paths are relative, `/../../burstable/pod<uid>/<id>`.
+ */
+const KUBE_POD = /^(?:kubepods(?:-[a-z]+)?-)?pod([0-9a-f]{8}([-_])[0-9a-f]{4}\2[0-9a-f]{4}\2[0-9a-f]{4}\2[0-9a-f]{12})(?:\.slice)?$/;
 
 const NONE: Attribution = { containerId: null, runtime: null, podUid: null, cgroup: null };
 
@@ -34,7 +38,6 @@ const NONE: Attribution = { containerId: null, runtime: null, podUid: null, cgro
 export function attributePath(path: string): Attribution {
   const out: Attribution = { ...NONE, cgroup: path };
   const segments = path.split('/').filter(Boolean);
-  const kube = segments.some((s) => s === 'kubepods' || s.startsWith('kubepods.') || s.startsWith('kubepods-'));
   segments.forEach((segment, i) => {
     const previous = segments[i - 1] ?? '';
     for (const [pattern, runtime] of SCOPES) {
@@ -43,7 +46,7 @@ export function attributePath(path: string): Attribution {
     }
     const pod = PODMAN_POD.exec(segment);
     if (pod) return Object.assign(out, { podUid: pod[1], runtime: out.runtime ?? 'podman' });
-    const kubePod = kube ? KUBE_POD.exec(segment) : null;
+    const kubePod = KUBE_POD.exec(segment);
     if (kubePod) return Object.assign(out, { podUid: kubePod[1].replace(/_/g, '-') });
     const bare = BARE_ID.exec(segment);
     if (!bare) return;

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { afterEach, expect, inject, test } from 'vitest';
 import { checkMetrics, freePort, sample } from '../support/observability';
 import { childrenOf, requireBuilt, SEXTON, StartedPids, until } from '../support/pid1';
-import { images, removeAll, start } from './containers';
+import { images, removeAll, runToEnd, start } from './containers';
 import { podman } from './podman';
 
 const engine = () => inject('engine');
@@ -89,6 +89,14 @@ test('a podman pod: the container and the pod ids, in JSON and in the metrics', 
   expect(check.exitCode, check.output).toBe(0);
   server.kill('SIGTERM');
   expect((await server).exitCode).toBe(0);
+});
+
+test('the installed package scans too: inside a container, its own PID namespace, no zombie', async () => {
+  const { exitCode, stdout, stderr } = await runToEnd(images().node, ['sexton', 'scan', '--json']);
+  expect(exitCode, stderr).toBe(0);
+  const json = JSON.parse(stdout);
+  // sexton as PID 1 and the scanner it runs: nothing else, nothing held.
+  expect(json).toMatchObject({ groups: [], scannedProcesses: 2, unreadableProcesses: 0 });
 });
 
 /** `podman run -d --pod POD` of the leaking app; `pod rm -f` removes it with its pod. */

@@ -40,6 +40,13 @@ describe('Kubernetes', () => {
     expect(attributeCgroup(v2(path))).toMatchObject({ containerId: ID, runtime: 'conmon', podUid: UID });
   });
 
+  test('read from inside a cgroup namespace (a DaemonSet pod), paths are relative', () => {
+    // The scanner in /kubepods/besteffort/pod<other>/<its id> sees a burstable pod's container so:
+    expect(attributeCgroup(v2(`/../../../burstable/pod${UID}/${ID}`))).toMatchObject({ containerId: ID, runtime: null, podUid: UID });
+    const systemd = `/../../../kubepods-burstable.slice/kubepods-burstable-pod${UID_}.slice/cri-containerd-${ID}.scope`;
+    expect(attributeCgroup(v2(systemd))).toMatchObject({ containerId: ID, runtime: 'containerd', podUid: UID });
+  });
+
   test('a process in the pod cgroup but in no container has the pod only', () => {
     expect(attributeCgroup(v1(`/kubepods/burstable/pod${UID}`))).toMatchObject({ containerId: null, podUid: UID });
   });
@@ -89,8 +96,9 @@ describe('no container', () => {
       // this machine's sandbox: a 32-hex element is no container id
       '/process_api/816c302f14706147fedfc071581e0045',
       '/libpod_parent/conmon',
-      // pod<uid> outside kubepods is just a name
+      // pod<uid> in a unit's name, or with mixed separators, is no pod
       `/system.slice/pod${UID}.service`,
+      `/kubepods/pod${UID_.slice(0, 9)}${UID.slice(9)}`,
     ]) expect(attributeCgroup(v1(path)), path).toMatchObject({ containerId: null, runtime: null, podUid: null });
   });
 
