@@ -45,6 +45,7 @@ export type Request =
 export const USAGE = `Usage: sexton [options] [--] command [args...]
        sexton status [--json] [--max-zombies N]    ask the running sexton (see sexton status --help)
        sexton harness WORKLOAD [--init INIT]       reproduce a zombie-leaking pod (see sexton harness --help)
+       sexton scan [--json] [--serve HOST:PORT]    find a node's zombies and their pods (see sexton scan --help)
 
 Runs command as its child: reaps every zombie, forwards signals, exits with the child's status.
 
@@ -69,8 +70,8 @@ Options (each has an environment variable; a flag wins over it):
   -h, --help                this text
   -V, --version             sexton's version
 
-Signals are names (TERM, SIGTERM, RTMIN+3) or numbers. To run a program called status or
-harness, put -- before it.`;
+Signals are names (TERM, SIGTERM, RTMIN+3) or numbers. To run a program called status,
+harness or scan, put -- before it.`;
 
 type Flag =
   | 'verbose' | 'quiet' | 'no-subreaper' | 'subreaper' | 'pgroup' | 'rewrite' | 'pdeath' | 'remap-exit'
