@@ -2,6 +2,8 @@
 import { defaultSocketPaths } from './exporters/status-socket';
 import { parseHostPort } from './exporters/prometheus';
 import type { LogFormat } from './log';
+import { OOM_SCORE_ADJ_MAX, OomPolicy } from './memory';
+import { quote } from './quote';
 import { parseSignal, UNHANDLED } from './signals';
 
 export interface Options {
@@ -30,6 +32,8 @@ export interface Options {
   metrics?: { host: string; port: number };
   statsFile?: string;
   logFormat: LogFormat;
+  /** The oom_score_adj the child starts with. */
+  childOomScoreAdj: OomPolicy;
 }
 
 /** Exit status for bad input; documented in the README. */
@@ -66,6 +70,8 @@ Options (each has an environment variable; a flag wins over it):
       --metrics HOST:PORT   serve Prometheus metrics (off)                 SEXTON_METRICS=HOST:PORT
       --stats-file PATH     keep stats as JSON at PATH (off)               SEXTON_STATS_FILE=PATH
       --log-format FORMAT   text or json (one object per line)             SEXTON_LOG_FORMAT=FORMAT
+      --child-oom-score-adj auto, off or -1000..1000 (default auto: the   SEXTON_CHILD_OOM_SCORE_ADJ=V
+                            OOM killer picks an app process before sexton)
   -h, --help                this text
   -V, --version             sexton's version
 
@@ -75,7 +81,7 @@ harness, put -- before it.`;
 type Flag =
   | 'verbose' | 'quiet' | 'no-subreaper' | 'subreaper' | 'pgroup' | 'rewrite' | 'pdeath' | 'remap-exit'
   | 'stop-signal' | 'drain-delay' | 'grace' | 'strict' | 'status-socket' | 'metrics' | 'stats-file' | 'log-format'
-  | 'help' | 'version';
+  | 'child-oom-score-adj' | 'help' | 'version';
 
 const SHORT: Record<string, Flag> = {
   v: 'verbose', q: 'quiet', g: 'pgroup', r: 'rewrite', p: 'pdeath', e: 'remap-exit',
@@ -83,6 +89,7 @@ const SHORT: Record<string, Flag> = {
 };
 const TAKES_VALUE = new Set<Flag>([
   'rewrite', 'pdeath', 'remap-exit', 'stop-signal', 'drain-delay', 'grace', 'status-socket', 'metrics', 'stats-file', 'log-format',
+  'child-oom-score-adj',
 ]);
 const LONG = new Set<Flag>([...Object.values(SHORT), ...TAKES_VALUE, 'no-subreaper', 'subreaper', 'strict']);
 
@@ -93,9 +100,9 @@ function scan(argv: string[]): { given: Given[]; command: string[] } {
   const given: Given[] = [];
   let i = 0;
   const valueFor = (inline: string | undefined, shown: string): string => {
-    if (inline !== undefined) return inline;
-    if (i + 1 >= argv.length) throw new UsageError(`option ${shown} needs a value`);
-    return argv[++i];
+    const value = inline ?? (i + 1 < argv.length ? argv[++i] : '');
+    if (value.trim() === '') throw new UsageError(`option ${shown} needs a value`);
+    return value;
   };
   for (; i < argv.length; i++) {
     const arg = argv[i];
@@ -104,7 +111,7 @@ function scan(argv: string[]): { given: Given[]; command: string[] } {
     if (arg.startsWith('--')) {
       const eq = arg.indexOf('=');
       const name = (eq < 0 ? arg.slice(2) : arg.slice(2, eq)) as Flag;
-      if (!LONG.has(name)) throw new UsageError(`unknown option ${eq < 0 ? arg : arg.slice(0, eq)}`);
+      if (!LONG.has(name)) throw new UsageError(`unknown option ${quote(eq < 0 ? arg : arg.slice(0, eq))}`);
       const inline = eq < 0 ? undefined : arg.slice(eq + 1);
       if (TAKES_VALUE.has(name)) given.push({ flag: name, value: valueFor(inline, `--${name}`) });
       else if (inline !== undefined) throw new UsageError(`option --${name} takes no value`);
@@ -114,7 +121,7 @@ function scan(argv: string[]): { given: Given[]; command: string[] } {
     // Short flags cluster (-vv, -gv) and take a value attached or as the next word (-rTERM:INT).
     for (let j = 1; j < arg.length; j++) {
       const flag = SHORT[arg[j]];
-      if (!flag) throw new UsageError(`unknown option -${arg[j]}`);
+      if (!flag) throw new UsageError(`unknown option ${quote(`-${arg[j]}`)}`);
       if (TAKES_VALUE.has(flag)) {
         const rest = arg.slice(j + 1);
         given.push({ flag, value: valueFor(rest === '' ? undefined : rest, `-${arg[j]}`) });
@@ -128,35 +135,57 @@ function scan(argv: string[]): { given: Given[]; command: string[] } {
 
 function signalOption(text: string, what: string): number {
   const n = parseSignal(text);
-  if (n === undefined) throw new UsageError(`${what}: unknown signal '${text}'`);
+  if (n === undefined) throw new UsageError(`${what}: unknown signal ${quote(text)}`);
   return n;
 }
 
 function parseRewrite(text: string): [number, number] {
   const m = /^([^:]+):([^:]+)$/.exec(text.trim());
-  if (!m) throw new UsageError(`rewrite '${text}': expected FROM:TO, e.g. TERM:INT or USR1:none`);
-  const from = signalOption(m[1], `rewrite '${text}'`);
-  if (UNHANDLED.has(from)) throw new UsageError(`rewrite '${text}': sexton never handles ${m[1]}, so it cannot be rewritten`);
-  const to = /^(0|none)$/i.test(m[2].trim()) ? 0 : signalOption(m[2], `rewrite '${text}'`);
+  const shown = `rewrite ${quote(text)}`;
+  if (!m) throw new UsageError(`${shown}: expected FROM:TO, e.g. TERM:INT or USR1:none`);
+  const from = signalOption(m[1], shown);
+  if (UNHANDLED.has(from)) throw new UsageError(`${shown}: sexton never handles ${quote(m[1])}, so it cannot be rewritten`);
+  const to = /^(0|none)$/i.test(m[2].trim()) ? 0 : signalOption(m[2], shown);
   return [from, to];
 }
 
 function parseExitCode(text: string): number {
   const t = text.trim();
-  if (!/^\d+$/.test(t) || Number(t) > 255) throw new UsageError(`remap-exit '${text}': expected an exit code from 0 to 255`);
+  if (!/^\d+$/.test(t) || Number(t) > 255) throw new UsageError(`remap-exit ${quote(text)}: expected an exit code from 0 to 255`);
   return Number(t);
 }
 
 function parseSeconds(what: string, text: string): number {
   const t = text.trim();
-  if (!/^\d+(\.\d+)?$/.test(t) || Number(t) > 86400) throw new UsageError(`${what} '${text}': expected seconds, e.g. 10 or 0.5`);
+  if (!/^\d+(\.\d+)?$/.test(t) || Number(t) > 86400) throw new UsageError(`${what} ${quote(text)}: expected seconds from 0 to 86400, e.g. 10 or 0.5`);
   return Number(t);
 }
 
 function parseBoolean(name: string, text: string): boolean {
   if (/^(1|true|yes|on)$/i.test(text.trim())) return true;
   if (/^(0|false|no|off|)$/i.test(text.trim())) return false;
-  throw new UsageError(`${name}='${text}': expected 1 or 0`);
+  throw new UsageError(`${name}=${quote(text)}: expected 1 or 0`);
+}
+
+function parseOomPolicy(text: string): OomPolicy {
+  const t = text.trim().toLowerCase();
+  if (t === 'auto' || t === 'off') return t;
+  const n = Number(t);
+  if (!/^-?\d+$/.test(t) || Math.abs(n) > OOM_SCORE_ADJ_MAX) {
+    throw new UsageError(`child-oom-score-adj ${quote(text)}: expected auto, off or a number from -1000 to 1000`);
+  }
+  return n;
+}
+
+/** IP addresses and localhost only: as PID 1 sexton makes no DNS lookup (it would start threads). */
+function parseMetricsAddress(text: string): { host: string; port: number } {
+  const address = parseHostPort(text);
+  const shown = `metrics ${quote(text)}`;
+  if (!address) throw new UsageError(`${shown}: expected HOST:PORT, e.g. 0.0.0.0:9102 or [::]:9102`);
+  if (address.host === 'localhost') return { ...address, host: '127.0.0.1' };
+  const ipv4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(address.host);
+  if (ipv4 ? ipv4.slice(1).every((n) => Number(n) <= 255) : /^[0-9a-f:.]+$/i.test(address.host) && address.host.includes(':')) return address;
+  throw new UsageError(`${shown}: HOST must be an IP address or localhost (sexton resolves no names as PID 1)`);
 }
 
 function list(text: string | undefined): string[] {
@@ -173,7 +202,7 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv): Request {
   // Quiet wins over verbose, in the environment as with flags.
   let verbosity = 1;
   if (env.SEXTON_VERBOSE !== undefined) {
-    if (!/^\d+$/.test(env.SEXTON_VERBOSE.trim())) throw new UsageError(`SEXTON_VERBOSE='${env.SEXTON_VERBOSE}': expected a number`);
+    if (!/^\d+$/.test(env.SEXTON_VERBOSE.trim())) throw new UsageError(`SEXTON_VERBOSE=${quote(env.SEXTON_VERBOSE)}: expected a number`);
     verbosity = Math.min(3, 1 + Number(env.SEXTON_VERBOSE));
   }
   if (env.SEXTON_QUIET !== undefined && parseBoolean('SEXTON_QUIET', env.SEXTON_QUIET)) verbosity = 0;
@@ -191,35 +220,43 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv): Request {
   const rewriteTexts = has('rewrite') ? values('rewrite') : list(env.SEXTON_REWRITE);
   const rewrites = new Map(rewriteTexts.map(parseRewrite));
 
-  const last = (flag: Flag, envValue: string | undefined) => (has(flag) ? values(flag).at(-1) : envValue) || undefined;
-  const pdeathText = last('pdeath', env.SEXTON_PDEATH);
+  /** The flag's last value, else the environment's; an empty variable is an error, not a default. */
+  const last = (flag: Flag, envName: string): string | undefined => {
+    if (has(flag)) return values(flag).at(-1);
+    const value = env[envName];
+    if (value !== undefined && value.trim() === '') throw new UsageError(`${envName} is set but empty: unset it or give it a value`);
+    return value;
+  };
+  const pdeathText = last('pdeath', 'SEXTON_PDEATH');
   const pdeathSignal = pdeathText === undefined ? undefined : signalOption(pdeathText, 'pdeath');
-  if (pdeathSignal === parseSignal('STOP')) throw new UsageError(`pdeath '${pdeathText}': sexton would stop, not end`);
+  if (pdeathSignal === parseSignal('STOP')) throw new UsageError(`pdeath ${quote(pdeathText as string)}: sexton would stop, not end`);
 
   const remapTexts = has('remap-exit') ? values('remap-exit') : list(env.SEXTON_REMAP_EXIT);
   const remapExit = new Set(remapTexts.map(parseExitCode));
 
-  const stopText = last('stop-signal', env.SEXTON_STOP_SIGNAL);
+  const stopText = last('stop-signal', 'SEXTON_STOP_SIGNAL');
   const stopSignal = stopText === undefined ? parseSignal('TERM') as number : signalOption(stopText, 'stop-signal');
-  if (UNHANDLED.has(stopSignal)) throw new UsageError(`stop-signal '${stopText}': sexton never handles it`);
-  const drainText = last('drain-delay', env.SEXTON_DRAIN_DELAY);
+  if (UNHANDLED.has(stopSignal)) throw new UsageError(`stop-signal ${quote(stopText as string)}: sexton never handles it`);
+  const drainText = last('drain-delay', 'SEXTON_DRAIN_DELAY');
   const drainDelay = drainText === undefined ? 0 : parseSeconds('drain-delay', drainText);
-  const graceText = last('grace', env.SEXTON_GRACE);
+  const graceText = last('grace', 'SEXTON_GRACE');
   const grace = graceText === undefined ? 10 : parseSeconds('grace', graceText);
 
-  const socketText = last('status-socket', env.SEXTON_STATUS_SOCKET);
+  const socketText = last('status-socket', 'SEXTON_STATUS_SOCKET');
   const isInit = process.pid === 1;
   const statusSocket = socketText === undefined ? (isInit ? defaultSocketPaths() : []) : socketText === 'none' ? [] : [socketText];
-  const metricsText = last('metrics', env.SEXTON_METRICS);
-  const metrics = metricsText === undefined ? undefined : parseHostPort(metricsText);
-  if (metricsText !== undefined && !metrics) throw new UsageError(`metrics '${metricsText}': expected HOST:PORT, e.g. 0.0.0.0:9102`);
-  const statsFile = last('stats-file', env.SEXTON_STATS_FILE);
-  const logFormat = (last('log-format', env.SEXTON_LOG_FORMAT) ?? 'text') as LogFormat;
-  if (logFormat !== 'text' && logFormat !== 'json') throw new UsageError(`log-format '${logFormat}': expected text or json`);
+  const metricsText = last('metrics', 'SEXTON_METRICS');
+  const metrics = metricsText === undefined ? undefined : parseMetricsAddress(metricsText);
+  const statsFile = last('stats-file', 'SEXTON_STATS_FILE');
+  const logFormat = (last('log-format', 'SEXTON_LOG_FORMAT') ?? 'text') as LogFormat;
+  if (logFormat !== 'text' && logFormat !== 'json') throw new UsageError(`log-format ${quote(logFormat)}: expected text or json`);
+  const oomText = last('child-oom-score-adj', 'SEXTON_CHILD_OOM_SCORE_ADJ');
+  const childOomScoreAdj = oomText === undefined ? 'auto' : parseOomPolicy(oomText);
 
   if (command.length === 0) throw new UsageError('no command given: what should sexton run?');
+  if (command[0] === '') throw new UsageError("the command is an empty word ('')");
   return { kind: 'run', options: {
     command, verbosity, subreaper, pgroup, rewrites, pdeathSignal, remapExit, stopSignal, drainDelay, grace, strict,
-    statusSocket, metrics, statsFile, logFormat,
+    statusSocket, metrics, statsFile, logFormat, childOomScoreAdj,
   } };
 }

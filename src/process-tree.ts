@@ -9,7 +9,8 @@ export class ProcessTree {
   /** Processes (pid:start time) already sent SIGTERM. */
   private readonly terminated = new Set<string>();
 
-  constructor(private readonly native: Native, readonly isInit: boolean) {}
+  /** scannable: /proc shows sexton's namespace; if not, the tree is treated as unseen. */
+  constructor(private readonly native: Native, readonly isInit: boolean, private readonly scannable = true) {}
 
   /** sexton's pid as /proc shows it (1 inside its own namespace). */
   get ownPid(): number {
@@ -18,6 +19,7 @@ export class ProcessTree {
 
   /** Every process but sexton: the namespace as PID 1, else sexton's subtree. */
   processes(): ProcessInfo[] {
+    if (!this.scannable) return [];
     return this.isInit ? listProcesses().filter((p) => p.pid !== 1) : descendantsOf(process.pid);
   }
 

@@ -6,12 +6,14 @@
 //                             grace period over ──▶ killing: SIGKILL survivors
 //   no children left and the main child gone ──▶ exit with its status
 import { constants } from 'node:os';
-import { commandCandidates, errnoName, execFailure } from './command';
-import { Logger } from './log';
-import { loadNative, Native, NOTIFY_ONLY, ReapEvent, SignalNotice } from './native';
+import { commandCandidates, errnoName, execFailure, rawArguments } from './command';
+import { Logger, DEBUG } from './log';
+import { MemoryGuard } from './memory';
+import { Native, Notice, NOTIFY_ONLY, ReapEvent, StartError } from './native';
 import type { Options } from './options';
 import { ProcessTree } from './process-tree';
-import { commandOf, describeState, ProcessInfo, ZombieGroup } from './procfs';
+import { commandOf, describeState, procShowsOwnNamespace, ProcessInfo, taskCount, ZombieGroup } from './procfs';
+import { quote } from './quote';
 import { signalName } from './signals';
 import { ReapStats, StatsSnapshot, summarize, toReapStats } from './stats';
 import { startMetricsServer } from './exporters/prometheus';
@@ -45,7 +47,10 @@ export class Supervisor {
   /** Zombies that live parents held when shutdown began: what --strict calls a leak. */
   private heldZombies: ZombieGroup[] = [];
   private readonly isInit = process.pid === 1;
+  /** Whether /proc shows sexton's own PID namespace: if not, nothing is scanned or named. */
+  private readonly procTrusted = procShowsOwnNamespace();
   private readonly tree: ProcessTree;
+  private readonly memory: MemoryGuard;
   private readonly startedAt = Date.now();
   private statusSocket?: StatusSocket;
   private statsFile?: StatsFile;
@@ -53,9 +58,10 @@ export class Supervisor {
   constructor(
     private readonly options: Options,
     private readonly log: Logger,
-    private readonly native: Native = loadNative(),
+    private readonly native: Native,
   ) {
-    this.tree = new ProcessTree(native, this.isInit);
+    this.tree = new ProcessTree(native, this.isInit, this.procTrusted);
+    this.memory = new MemoryGuard(native, log, options.childOomScoreAdj);
   }
 
   /** Counts so far: reaped processes, orphans, signals by name. */
@@ -67,6 +73,7 @@ export class Supervisor {
   snapshot(): StatsSnapshot {
     const zombies = this.zombieParents();
     const exit = this.mainExit;
+    this.memory.releaseSoon();  // answering faulted code in
     return {
       version: typeof SEXTON_VERSION === 'string' ? SEXTON_VERSION : 'dev',
       pid: process.pid,
@@ -82,6 +89,10 @@ export class Supervisor {
       ...this.stats(),
       zombies,
       zombieCount: zombies.reduce((sum, z) => sum + z.zombies, 0),
+      procfs: this.procTrusted ? 'own' : 'foreign',
+      tasks: taskCount(),
+      oomKills: this.memory.oomKills() ?? null,
+      logLinesDropped: this.log.droppedLines,
     };
   }
 
@@ -100,7 +111,14 @@ export class Supervisor {
 
   start(): void {
     const { native, options } = this;
-    native.installSignalHandlers((notice) => this.onSignal(notice));
+    // Every thread sexton will ever have starts here, before the child: once the app fills the
+    // pids limit, no new one could be made.
+    this.startThread('notifier', native.startNotifier((notice) => this.onNotice(notice)));
+    this.startThread('reaper', native.startReaper((event) => this.onReap(event)));
+    if (!this.procTrusted) {
+      native.setProcTrusted(false);
+      this.log.warn("/proc does not show sexton's own PID namespace (mount one, e.g. unshare --mount-proc): sexton reaps and forwards signals, but scans and names no process");
+    }
     for (const [from, to] of options.rewrites) native.setSignalAction(from, to);
     // With a drain delay the stop signal waits for policy; without one it goes out at once.
     if (options.drainDelay > 0) native.setSignalAction(options.stopSignal, NOTIFY_ONLY);
@@ -109,25 +127,37 @@ export class Supervisor {
     // Built now (no I/O) so that the final write happens even for a command over in moments.
     if (options.statsFile) this.statsFile = new StatsFile(options.statsFile, () => this.snapshot(), this.log);
     this.becomeReaper();
-    native.startReaper((event) => this.onReap(event));
+    this.memory.watch();
 
     const [command] = options.command;
-    const result = native.spawn(options.command, commandCandidates(command));
-    if (result.forkErrno !== 0) this.fail(`cannot start '${command}': fork failed (${errnoName(result.forkErrno)})`, 126);
+    const argv = rawArguments(options.command, this.procTrusted);
+    const candidates = commandCandidates(argv[0]);
+    const result = native.spawn(argv, candidates, this.memory.childOomScoreAdj());
+    if (result.forkErrno !== 0) this.fail(`cannot start ${quote(command)}: fork failed (${errnoName(result.forkErrno)})`, 126);
     if (result.execErrno !== 0) {
-      const failure = execFailure(command, result.execErrno);
+      const failure = execFailure(command, result.execErrno, candidates);
       this.fail(failure.message, failure.exitCode);
     }
     this.mainPid = result.pid;
     this.phase = 'running';
-    this.log.info(`started '${options.command.join(' ')}' as pid ${result.pid}`);
+    this.log.info(`started ${quote(options.command.join(' '))} as pid ${result.pid}`);
+    // From now on JS hears only of what policy acts on, unless it logs every signal.
+    for (let signal = 1; signal <= native.signalRange().rtmax; signal++) {
+      native.setSignalNotify(signal, options.verbosity >= DEBUG || signal === options.stopSignal);
+    }
+    this.catchUpOnStopSignals();  // one that came during start-up
     // Once the child is well on its way: loading net and http must not delay its start, and a
     // command that is over within moments never needed them.
     setTimeout(() => this.startExporters(), EXPORTERS_DELAY_MS);
   }
 
+  private startThread(name: string, errno: number): void {
+    if (errno !== 0) throw new StartError(`cannot start its ${name} thread (${errnoName(errno)}${errno === constants.errno.EAGAIN ? ': the pids limit or RLIMIT_NPROC leaves no room' : ''})`);
+  }
+
   private async startExporters(): Promise<void> {
     const { options, log } = this;
+    this.memory.releaseSoon();
     const snapshot = () => this.snapshot();
     if (this.statsFile) {
       // Zombies of live parents change without any counter moving: the key scans /proc too.
@@ -148,7 +178,13 @@ export class Supervisor {
     this.log.warn(`not PID 1 and not a subreaper: orphans of the child will be reaped by pid ${process.ppid}'s init, not by sexton`);
   }
 
-  private onSignal(notice: SignalNotice): void {
+  private onNotice(notice: Notice): void {
+    if (notice.kind === 'oom') this.memory.onOomKill();
+    else if (notice.kind === 'lost') this.catchUpOnStopSignals();  // JS fell behind a flood
+    else this.onSignal(notice);
+  }
+
+  private onSignal(notice: Notice): void {
     const name = signalName(notice.signal);
     if (notice.action > 0) {
       const as = notice.action === notice.signal ? '' : ` as ${signalName(notice.action)}`;
@@ -242,7 +278,9 @@ export class Supervisor {
     this.catchUpOnStopSignals();  // a stop signal that killed it comes first, even if heard later
     this.mainExit = { exitCode: event.exitCode, signal: event.signal };
     const how = event.signal ? `was killed by ${signalName(event.signal)}` : `exited with code ${event.exitCode}`;
-    this.log.info(`main child (pid ${event.pid}) ${how}`);
+    const oom = event.signal === SIGKILL && (this.memory.oomKills() ?? 0) > 0;
+    if (oom) this.log.warn(`main child (pid ${event.pid}) was killed by SIGKILL after an OOM kill in sexton's memory cgroup: most likely the OOM killer`);
+    else this.log.info(`main child (pid ${event.pid}) ${how}`);
     clearTimeout(this.drainTimer);
     if (event.lastChild) this.finish();  // nothing left to wait for or to scan /proc for
     if (this.phase === 'killing') return;
@@ -252,6 +290,7 @@ export class Supervisor {
 
 
   private terminateLeftovers(): void {
+    if (!this.procTrusted) return this.terminateUnseen();
     const processes = this.tree.processes();
     const left = processes.filter((p) => p.state !== 'Z');
     if (left.length === 0) return;  // the reaper reports "no children" next
@@ -261,6 +300,14 @@ export class Supervisor {
     this.tree.terminate(left);
     if (fresh) this.startGrace();
     this.phase = 'stopping';
+  }
+
+  /** Without a /proc of its own, PID 1 still reaches every process of its namespace. */
+  private terminateUnseen(): void {
+    if (!this.isInit || this.phase === 'stopping') return;
+    this.log.warn(`main child is gone; sending TERM to whatever is left (unseen: /proc is not this namespace's), grace period ${this.options.grace}s`);
+    this.native.signalEveryProcess(constants.signals.SIGTERM);
+    this.startGrace();
   }
 
   private killSurvivors(): void {
