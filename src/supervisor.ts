@@ -7,24 +7,21 @@
 //   no children left and the main child gone ──▶ exit with its status
 import { constants } from 'node:os';
 import { commandCandidates, errnoName, execFailure, rawArguments } from './command';
-import { Logger, DEBUG } from './log';
+import type { Logger } from './log';
 import { MemoryGuard } from './memory';
-import { Native, Notice, NOTIFY_ONLY, ReapEvent, StartError } from './native';
+import { Native, Notice, ReapEvent, StartError } from './native';
 import type { Options } from './options';
 import { ProcessTree } from './process-tree';
-import { commandOf, describeState, procShowsOwnNamespace, ProcessInfo, taskCount, ZombieGroup } from './procfs';
+import { procShowsOwnNamespace, ProcessInfo, ZombieGroup } from './procfs';
 import { quote } from './quote';
+import { applySignalPolicy, listenOnlyForPolicy } from './signal-policy';
+import { buildSnapshot } from './snapshot';
 import { signalName } from './signals';
 import { ReapStats, StatsSnapshot, summarize, toReapStats } from './stats';
-import { startMetricsServer } from './exporters/prometheus';
-import { StatsFile } from './exporters/stats-file';
-import { startStatusSocket, StatusSocket } from './exporters/status-socket';
-
-declare const SEXTON_VERSION: string;
+import { exitStatus, leaks, MainExit } from './exit-status';
+import { Exporters } from './exporters';
 
 const { SIGKILL } = constants.signals;
-/** Exit status under --strict when the child succeeded but leaked; documented in the README. */
-export const STRICT_EXIT = 70;
 const { ESRCH } = constants.errno;
 /** How long after the child's start the status socket, metrics and stats file come up. */
 const EXPORTERS_DELAY_MS = 100;
@@ -38,7 +35,7 @@ export type Phase = 'starting' | 'running' | 'draining' | 'stopping' | 'killing'
 export class Supervisor {
   private phase: Phase = 'starting';
   private mainPid = 0;
-  private mainExit?: { exitCode: number; signal: number };
+  private mainExit?: MainExit;
   private drainTimer?: NodeJS.Timeout;
   private graceTimer?: NodeJS.Timeout;
   /** Stop signals acted on so far; the native counter says how many arrived. */
@@ -52,8 +49,7 @@ export class Supervisor {
   private readonly tree: ProcessTree;
   private readonly memory: MemoryGuard;
   private readonly startedAt = Date.now();
-  private statusSocket?: StatusSocket;
-  private statsFile?: StatsFile;
+  private readonly exporters: Exporters;
 
   constructor(
     private readonly options: Options,
@@ -62,6 +58,7 @@ export class Supervisor {
   ) {
     this.tree = new ProcessTree(native, this.isInit, this.procTrusted);
     this.memory = new MemoryGuard(native, log, options.childOomScoreAdj);
+    this.exporters = new Exporters(options, () => this.snapshot(), log);
   }
 
   /** Counts so far: reaped processes, orphans, signals by name. */
@@ -71,42 +68,25 @@ export class Supervisor {
 
   /** Everything sexton knows, for `sexton status`, metrics and the stats file. Reads /proc. */
   snapshot(): StatsSnapshot {
-    const zombies = this.zombieParents();
-    const exit = this.mainExit;
     this.memory.releaseSoon();  // answering faulted code in
-    return {
-      version: typeof SEXTON_VERSION === 'string' ? SEXTON_VERSION : 'dev',
-      pid: process.pid,
+    return buildSnapshot({
       role: this.isInit ? 'init' : this.native.isSubreaper() ? 'subreaper' : 'parent',
-      uptimeSeconds: (Date.now() - this.startedAt) / 1000,
+      startedAt: this.startedAt,
       phase: this.phase,
-      mainChild: {
-        pid: this.mainPid,
-        command: this.options.command.join(' '),
-        state: exit ? 'exited' : 'running',
-        ...(exit && (exit.signal ? { signal: signalName(exit.signal) } : { exitCode: exit.exitCode })),
-      },
-      ...this.stats(),
-      zombies,
-      zombieCount: zombies.reduce((sum, z) => sum + z.zombies, 0),
-      procfs: this.procTrusted ? 'own' : 'foreign',
-      tasks: taskCount(),
-      oomKills: this.memory.oomKills() ?? null,
+      mainPid: this.mainPid,
+      mainExit: this.mainExit,
+      command: this.options.command,
+      stats: this.stats(),
+      zombies: this.tree.zombieParents(),
+      procTrusted: this.procTrusted,
+      oomKills: this.memory.oomKills(),
       logLinesDropped: this.log.droppedLines,
-    };
-  }
-
-  /** Zombies sexton cannot reap because their parent lives and never waits, by parent. Reads /proc. */
-  zombieParents(): ZombieGroup[] {
-    return this.tree.zombieParents();
+    });
   }
 
   /** Logs and remembers who holds zombies; called when shutdown begins. */
   private reportHeldZombies(processes: ProcessInfo[]): void {
-    this.heldZombies = this.tree.zombieParents(processes);
-    for (const g of this.heldZombies) {
-      this.log.warn(`pid ${g.pid} (${g.command}) holds ${g.zombies} zombie(s) it never waited for; no init can reap them while it lives`, { parent: g.pid, command: g.command, zombies: g.zombies });
-    }
+    this.heldZombies = this.tree.reportZombieParents(processes, this.log);
   }
 
   start(): void {
@@ -119,14 +99,10 @@ export class Supervisor {
       native.setProcTrusted(false);
       this.log.warn("/proc does not show sexton's own PID namespace (mount one, e.g. unshare --mount-proc): sexton reaps and forwards signals, but scans and names no process");
     }
-    for (const [from, to] of options.rewrites) native.setSignalAction(from, to);
-    // With a drain delay the stop signal waits for policy; without one it goes out at once.
-    if (options.drainDelay > 0) native.setSignalAction(options.stopSignal, NOTIFY_ONLY);
-    native.setForwardToGroup(options.pgroup);
-    if (options.pdeathSignal !== undefined) native.setParentDeathSignal(options.pdeathSignal);
-    // Built now (no I/O) so that the final write happens even for a command over in moments.
-    if (options.statsFile) this.statsFile = new StatsFile(options.statsFile, () => this.snapshot(), this.log);
-    this.becomeReaper();
+    applySignalPolicy(native, options);
+    if (!this.isInit && !(this.options.subreaper && native.becomeSubreaper()) && !native.isSubreaper()) {
+      this.log.warn(`not PID 1 and not a subreaper: orphans of the child will be reaped by pid ${process.ppid}'s init, not by sexton`);
+    }
     this.memory.watch();
 
     const [command] = options.command;
@@ -141,41 +117,23 @@ export class Supervisor {
     this.mainPid = result.pid;
     this.phase = 'running';
     this.log.info(`started ${quote(options.command.join(' '))} as pid ${result.pid}`);
-    // From now on JS hears only of what policy acts on, unless it logs every signal.
-    for (let signal = 1; signal <= native.signalRange().rtmax; signal++) {
-      native.setSignalNotify(signal, options.verbosity >= DEBUG || signal === options.stopSignal);
-    }
+    listenOnlyForPolicy(native, options);
     this.catchUpOnStopSignals();  // one that came during start-up
-    // Once the child is well on its way: loading net and http must not delay its start, and a
-    // command that is over within moments never needed them.
-    setTimeout(() => this.startExporters(), EXPORTERS_DELAY_MS);
+    setTimeout(() => this.startExporters(), EXPORTERS_DELAY_MS);  // see exporters/index.ts
   }
 
   private startThread(name: string, errno: number): void {
     if (errno !== 0) throw new StartError(`cannot start its ${name} thread (${errnoName(errno)}${errno === constants.errno.EAGAIN ? ': the pids limit or RLIMIT_NPROC leaves no room' : ''})`);
   }
 
-  private async startExporters(): Promise<void> {
-    const { options, log } = this;
+  private startExporters(): void {
     this.memory.releaseSoon();
-    const snapshot = () => this.snapshot();
-    if (this.statsFile) {
-      // Zombies of live parents change without any counter moving: the key scans /proc too.
-      this.statsFile.watch(() => {
-        const c = this.native.stats();
-        const zombies = this.zombieParents().reduce((sum, z) => sum + z.zombies, 0);
-        return `${this.phase} ${c.reaped} ${c.received.reduce((a, b) => a + b, 0)} ${zombies}`;
-      });
-    }
-    if (options.metrics) startMetricsServer(options.metrics, snapshot, log);
-    if (options.statusSocket.length > 0) this.statusSocket = await startStatusSocket(options.statusSocket, snapshot, log);
-  }
-
-  private becomeReaper(): void {
-    if (this.isInit) return;
-    if (this.options.subreaper && this.native.becomeSubreaper()) return;
-    if (this.native.isSubreaper()) return;
-    this.log.warn(`not PID 1 and not a subreaper: orphans of the child will be reaped by pid ${process.ppid}'s init, not by sexton`);
+    // Zombies of live parents change without any counter moving: the key scans /proc too.
+    void this.exporters.start(() => {
+      const c = this.native.stats();
+      const zombies = this.tree.zombieParents().reduce((sum, z) => sum + z.zombies, 0);
+      return `${this.phase} ${c.reaped} ${c.received.reduce((a, b) => a + b, 0)} ${zombies}`;
+    });
   }
 
   private onNotice(notice: Notice): void {
@@ -258,8 +216,6 @@ export class Supervisor {
     return this.phase === 'draining' || this.phase === 'stopping' || this.phase === 'killing';
   }
 
-
-
   private sendStopSignal(): void {
     const as = this.options.rewrites.get(this.options.stopSignal) ?? this.options.stopSignal;
     if (as > 0) this.native.signalMainChild(as);
@@ -287,8 +243,6 @@ export class Supervisor {
     this.terminateLeftovers();
   }
 
-
-
   private terminateLeftovers(): void {
     if (!this.procTrusted) return this.terminateUnseen();
     const processes = this.tree.processes();
@@ -312,15 +266,7 @@ export class Supervisor {
 
   private killSurvivors(): void {
     this.phase = 'killing';
-    for (const p of this.tree.processes()) {
-      if (p.state === 'Z') {
-        this.log.warn(`grace period over: pid ${p.pid} (${p.name}) is a zombie held by live parent ${p.ppid}; reaped once its parent dies`, { pid: p.pid, command: p.name, state: p.state, parent: p.ppid });
-        continue;
-      }
-      const command = commandOf(p);
-      this.log.warn(`grace period over: killing pid ${p.pid} (${command}), state ${describeState(p.state)}`, { pid: p.pid, command, state: p.state });
-      this.survivorsKilled++;
-    }
+    this.survivorsKilled += this.tree.reportSurvivors(this.log);
     this.tree.killAll();
     setInterval(() => this.tree.killAll(), KILL_REPEAT_MS).unref();
     setTimeout(() => {
@@ -329,44 +275,23 @@ export class Supervisor {
     }, KILL_BACKSTOP_MS).unref();
   }
 
-
-
-  private exitCode(stats: ReapStats): number {
-    // No exit heard: the main child outlived SIGKILL (state D) and sexton leaves without it.
-    const exit = this.mainExit ?? { exitCode: 0, signal: SIGKILL };
-    const raw = exit.signal ? 128 + exit.signal : exit.exitCode;
-    const code = this.options.remapExit.has(raw) ? 0 : raw;
-    if (!this.options.strict || code !== 0) return code;
-    const leaks = this.leaks(stats);
-    if (leaks.length === 0) return 0;
-    this.log.error(`strict: ${leaks.join('; ')}`);
-    return STRICT_EXIT;
-  }
-
-  /** What --strict fails on: orphans sexton had to reap, zombies live parents held. */
-  private leaks(stats: ReapStats): string[] {
-    const out: string[] = [];
-    if (stats.orphansReaped > 0) out.push(`reaped ${stats.orphansReaped} orphan(s) the child's processes left behind`);
-    for (const g of this.heldZombies) out.push(`pid ${g.pid} (${g.command}) held ${g.zombies} zombie(s)`);
-    return out;
-  }
-
   private finish(): never {
     clearTimeout(this.graceTimer);
     const stats = this.stats();
-    const code = this.exitCode(stats);
+    const leaked = leaks(stats.orphansReaped, this.heldZombies);
+    const { code, strictFailure } = exitStatus(this.mainExit, this.options, leaked);
+    if (strictFailure) this.log.error(`strict: ${leaked.join('; ')}`);
     const noteworthy = this.shuttingDown() || stats.orphansReaped > 0 || this.survivorsKilled > 0;
     const killed = this.survivorsKilled ? `; killed ${this.survivorsKilled} survivor(s)` : '';
     (noteworthy ? this.log.warn : this.log.info).call(this.log, `exiting with ${code}: ${summarize(stats)}${killed}`, { exitCode: code, ...stats });
-    this.statsFile?.write();
-    this.statusSocket?.close();
+    this.exporters.close();
     return this.native.exit(code);
   }
 
   private fail(message: string, exitCode: number): never {
     this.log.error(message);
     this.mainExit = { exitCode, signal: 0 };
-    this.statsFile?.write();  // a CI job reads it most when the command was broken
+    this.exporters.close();  // a CI job reads the stats file most when the command was broken
     return this.native.exit(exitCode);
   }
 }
