@@ -42,14 +42,19 @@ export function errnoName(errno: number): string {
   return errnoNames.get(errno) ?? `errno ${errno}`;
 }
 
-/** The interpreter a `#!` line names, when path is a script that has one. */
-function interpreterOf(path: string | Buffer): string | undefined {
+/**
+ * Why execve said ENOENT for a file that is there: the interpreter its `#!` line names, or the
+ * dynamic loader an ELF binary asks for (a binary built for another C library), is missing.
+ */
+function missingInterpreter(path: string | Buffer): string | undefined {
   let fd: number | undefined;
   try {
     fd = openSync(path, 'r');
     const head = Buffer.alloc(256);
     const text = head.subarray(0, readSync(fd, head, 0, head.length, 0)).toString('latin1');
-    return text.startsWith('#!') ? text.slice(2).split('\n')[0].trim().split(/\s+/)[0] : undefined;
+    if (text.startsWith('\x7fELF')) return 'its dynamic loader (built for another C library?) was not found';
+    if (!text.startsWith('#!')) return undefined;
+    return `its interpreter ${quote(text.slice(2).split('\n')[0].trim().split(/\s+/)[0])} was not found`;
   } catch {
     return undefined;
   } finally {
@@ -77,10 +82,8 @@ export function execFailure(command: string, errno: number, tried: (string | Buf
   const e = constants.errno;
   if (errno === e.ENOENT || errno === e.ENOTDIR) {
     for (const path of tried) {
-      const interpreter = interpreterOf(path);
-      if (interpreter !== undefined) {
-        return { exitCode: 127, message: `cannot run ${quote(command)}: its interpreter ${quote(interpreter)} was not found` };
-      }
+      const why = missingInterpreter(path);
+      if (why !== undefined) return { exitCode: 127, message: `cannot run ${quote(command)}: ${why}` };
     }
     return { exitCode: 127, message: `cannot run ${quote(command)}: command not found` };
   }
