@@ -3,6 +3,7 @@ import { defaultSocketPaths } from './exporters/status-socket';
 import { parseHostPort } from './exporters/prometheus';
 import type { LogFormat } from './log';
 import { OOM_SCORE_ADJ_MAX, OomPolicy } from './memory';
+import { optionNamed, optionsUsage, optionWithShort } from './option-table';
 import { quote } from './quote';
 import { parseSignal, UNHANDLED } from './signals';
 
@@ -53,45 +54,13 @@ export const USAGE = `Usage: sexton [options] [--] command [args...]
 Runs command as its child: reaps every zombie, forwards signals, exits with the child's status.
 
 Options (each has an environment variable; a flag wins over it):
-  -v, --verbose             more log lines on stderr; repeat for more      SEXTON_VERBOSE=1|2
-  -q, --quiet               errors only                                    SEXTON_QUIET=1
-      --no-subreaper        do not register as child subreaper (not PID 1) SEXTON_SUBREAPER=0
-  -g, --pgroup              forward signals to the child's process group   SEXTON_PGROUP=1
-  -r, --rewrite FROM:TO     forward FROM as TO; TO=0 or none drops it      SEXTON_REWRITE=FROM:TO,...
-  -p, --pdeath SIGNAL       signal sexton gets when its parent dies        SEXTON_PDEATH=SIGNAL
-  -e, --remap-exit CODE     report child exit CODE as 0 (repeatable)       SEXTON_REMAP_EXIT=CODE,...
-  -s, --stop-signal SIGNAL  signal that starts shutdown (default TERM)     SEXTON_STOP_SIGNAL=SIGNAL
-  -d, --drain-delay SECONDS wait before forwarding the stop signal (0)     SEXTON_DRAIN_DELAY=SECONDS
-  -t, --grace SECONDS       time the whole tree gets to exit (10)          SEXTON_GRACE=SECONDS
-      --strict              exit 70 if the child exited 0 but leaked       SEXTON_STRICT=1
-                            orphans or zombies (a CI check)
-      --status-socket PATH  where 'sexton status' asks; none = off         SEXTON_STATUS_SOCKET=PATH
-                            (default on as PID 1: /run/sexton.sock)
-      --metrics HOST:PORT   serve Prometheus metrics (off)                 SEXTON_METRICS=HOST:PORT
-      --stats-file PATH     keep stats as JSON at PATH (off)               SEXTON_STATS_FILE=PATH
-      --log-format FORMAT   text or json (one object per line)             SEXTON_LOG_FORMAT=FORMAT
-      --child-oom-score-adj auto, off or -1000..1000 (default auto: the   SEXTON_CHILD_OOM_SCORE_ADJ=V
-                            OOM killer picks an app process before sexton)
-  -h, --help                this text
-  -V, --version             sexton's version
+${optionsUsage()}
 
 Signals are names (TERM, SIGTERM, RTMIN+3) or numbers. To run a program called status or
 harness, put -- before it.`;
 
-type Flag =
-  | 'verbose' | 'quiet' | 'no-subreaper' | 'subreaper' | 'pgroup' | 'rewrite' | 'pdeath' | 'remap-exit'
-  | 'stop-signal' | 'drain-delay' | 'grace' | 'strict' | 'status-socket' | 'metrics' | 'stats-file' | 'log-format'
-  | 'child-oom-score-adj' | 'help' | 'version';
-
-const SHORT: Record<string, Flag> = {
-  v: 'verbose', q: 'quiet', g: 'pgroup', r: 'rewrite', p: 'pdeath', e: 'remap-exit',
-  s: 'stop-signal', d: 'drain-delay', t: 'grace', h: 'help', V: 'version',
-};
-const TAKES_VALUE = new Set<Flag>([
-  'rewrite', 'pdeath', 'remap-exit', 'stop-signal', 'drain-delay', 'grace', 'status-socket', 'metrics', 'stats-file', 'log-format',
-  'child-oom-score-adj',
-]);
-const LONG = new Set<Flag>([...Object.values(SHORT), ...TAKES_VALUE, 'no-subreaper', 'subreaper', 'strict']);
+/** An option's long name, e.g. 'grace'. */
+type Flag = string;
 
 interface Given { flag: Flag; value?: string }
 
@@ -110,24 +79,25 @@ function scan(argv: string[]): { given: Given[]; command: string[] } {
     if (!arg.startsWith('-') || arg === '-') break;
     if (arg.startsWith('--')) {
       const eq = arg.indexOf('=');
-      const name = (eq < 0 ? arg.slice(2) : arg.slice(2, eq)) as Flag;
-      if (!LONG.has(name)) throw new UsageError(`unknown option ${quote(eq < 0 ? arg : arg.slice(0, eq))}`);
+      const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
+      const spec = optionNamed(name);
+      if (!spec) throw new UsageError(`unknown option ${quote(eq < 0 ? arg : arg.slice(0, eq))}`);
       const inline = eq < 0 ? undefined : arg.slice(eq + 1);
-      if (TAKES_VALUE.has(name)) given.push({ flag: name, value: valueFor(inline, `--${name}`) });
+      if (spec.value) given.push({ flag: name, value: valueFor(inline, `--${name}`) });
       else if (inline !== undefined) throw new UsageError(`option --${name} takes no value`);
       else given.push({ flag: name });
       continue;
     }
     // Short flags cluster (-vv, -gv) and take a value attached or as the next word (-rTERM:INT).
     for (let j = 1; j < arg.length; j++) {
-      const flag = SHORT[arg[j]];
-      if (!flag) throw new UsageError(`unknown option ${quote(`-${arg[j]}`)}`);
-      if (TAKES_VALUE.has(flag)) {
+      const spec = optionWithShort(arg[j]);
+      if (!spec) throw new UsageError(`unknown option ${quote(`-${arg[j]}`)}`);
+      if (spec.value) {
         const rest = arg.slice(j + 1);
-        given.push({ flag, value: valueFor(rest === '' ? undefined : rest, `-${arg[j]}`) });
+        given.push({ flag: spec.long, value: valueFor(rest === '' ? undefined : rest, `-${arg[j]}`) });
         break;
       }
-      given.push({ flag });
+      given.push({ flag: spec.long });
     }
   }
   return { given, command: argv.slice(i) };
@@ -221,36 +191,37 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv): Request {
   const rewrites = new Map(rewriteTexts.map(parseRewrite));
 
   /** The flag's last value, else the environment's; an empty variable is an error, not a default. */
-  const last = (flag: Flag, envName: string): string | undefined => {
+  const last = (flag: Flag): string | undefined => {
     if (has(flag)) return values(flag).at(-1);
+    const envName = optionNamed(flag)?.env as string;
     const value = env[envName];
     if (value !== undefined && value.trim() === '') throw new UsageError(`${envName} is set but empty: unset it or give it a value`);
     return value;
   };
-  const pdeathText = last('pdeath', 'SEXTON_PDEATH');
+  const pdeathText = last('pdeath');
   const pdeathSignal = pdeathText === undefined ? undefined : signalOption(pdeathText, 'pdeath');
   if (pdeathSignal === parseSignal('STOP')) throw new UsageError(`pdeath ${quote(pdeathText as string)}: sexton would stop, not end`);
 
   const remapTexts = has('remap-exit') ? values('remap-exit') : list(env.SEXTON_REMAP_EXIT);
   const remapExit = new Set(remapTexts.map(parseExitCode));
 
-  const stopText = last('stop-signal', 'SEXTON_STOP_SIGNAL');
+  const stopText = last('stop-signal');
   const stopSignal = stopText === undefined ? parseSignal('TERM') as number : signalOption(stopText, 'stop-signal');
   if (UNHANDLED.has(stopSignal)) throw new UsageError(`stop-signal ${quote(stopText as string)}: sexton never handles it`);
-  const drainText = last('drain-delay', 'SEXTON_DRAIN_DELAY');
+  const drainText = last('drain-delay');
   const drainDelay = drainText === undefined ? 0 : parseSeconds('drain-delay', drainText);
-  const graceText = last('grace', 'SEXTON_GRACE');
+  const graceText = last('grace');
   const grace = graceText === undefined ? 10 : parseSeconds('grace', graceText);
 
-  const socketText = last('status-socket', 'SEXTON_STATUS_SOCKET');
+  const socketText = last('status-socket');
   const isInit = process.pid === 1;
   const statusSocket = socketText === undefined ? (isInit ? defaultSocketPaths() : []) : socketText === 'none' ? [] : [socketText];
-  const metricsText = last('metrics', 'SEXTON_METRICS');
+  const metricsText = last('metrics');
   const metrics = metricsText === undefined ? undefined : parseMetricsAddress(metricsText);
-  const statsFile = last('stats-file', 'SEXTON_STATS_FILE');
-  const logFormat = (last('log-format', 'SEXTON_LOG_FORMAT') ?? 'text') as LogFormat;
+  const statsFile = last('stats-file');
+  const logFormat = (last('log-format') ?? 'text') as LogFormat;
   if (logFormat !== 'text' && logFormat !== 'json') throw new UsageError(`log-format ${quote(logFormat)}: expected text or json`);
-  const oomText = last('child-oom-score-adj', 'SEXTON_CHILD_OOM_SCORE_ADJ');
+  const oomText = last('child-oom-score-adj');
   const childOomScoreAdj = oomText === undefined ? 'auto' : parseOomPolicy(oomText);
 
   if (command.length === 0) throw new UsageError('no command given: what should sexton run?');
