@@ -18,6 +18,7 @@ export interface SnapshotInput {
   procTrusted: boolean;
   oomKills?: number;
   logLinesDropped: number;
+  survivorsKilled: number;
 }
 
 export function buildSnapshot(i: SnapshotInput): StatsSnapshot {
@@ -41,5 +42,6 @@ export function buildSnapshot(i: SnapshotInput): StatsSnapshot {
     tasks: taskCount(),
     oomKills: i.oomKills ?? null,
     logLinesDropped: i.logLinesDropped,
+    survivorsKilled: i.survivorsKilled,
   };
 }

@@ -46,6 +46,8 @@ export interface StatsSnapshot extends ReapStats {
   oomKills: number | null;
   /** Log lines stderr did not take (a reader that stopped reading). */
   logLinesDropped: number;
+  /** Live processes SIGKILLed when the grace period ended. */
+  survivorsKilled: number;
 }
 
 function byName(counts: number[]): Record<string, number> {

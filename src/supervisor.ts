@@ -81,6 +81,7 @@ export class Supervisor {
       procTrusted: this.procTrusted,
       oomKills: this.memory.oomKills(),
       logLinesDropped: this.log.droppedLines,
+      survivorsKilled: this.survivorsKilled,
     });
   }
 
