@@ -5,10 +5,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <mutex>
 
 namespace sexton {
 namespace {
+
+// False when /proc is not this PID namespace's: a pid there names some other process.
+std::atomic<bool> proc_trusted{true};
 
 // A fixed table, so that counting never allocates on the reaper thread; names beyond it are
 // counted as "(other)".
@@ -45,7 +49,7 @@ void read_comm(pid_t pid, char (&name)[kNameSize]) {
 
 void count_reaped_command(pid_t zombie, bool read_name) {
   char name[kNameSize];
-  if (read_name) read_comm(zombie, name);
+  if (read_name && proc_trusted.load()) read_comm(zombie, name);
   else snprintf(name, sizeof name, "(unnamed)");
   Table& t = table();
   std::lock_guard<std::mutex> lock(t.mutex);
@@ -62,6 +66,8 @@ void count_reaped_command(pid_t zombie, bool read_name) {
   memcpy(t.names[t.used], name, kNameSize);
   t.counts[t.used++] = 1;
 }
+
+void set_proc_trusted(bool trusted) { proc_trusted.store(trusted); }
 
 std::vector<CommandCount> reaped_commands() {
   Table& t = table();

@@ -1,5 +1,18 @@
 // Processes as /proc shows them: who is left, in what state, under which parent.
-import { closeSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, readlinkSync, readSync } from 'node:fs';
+
+/**
+ * Whether /proc shows sexton's own PID namespace. A namespace made without its own /proc mount
+ * (`unshare --pid` without --mount-proc) shows the parent's processes: their pids mean other
+ * processes here, and their command lines are other tenants' (secrets included).
+ */
+export function procShowsOwnNamespace(procRoot = '/proc'): boolean {
+  try {
+    return readlinkSync(`${procRoot}/self`) === String(process.pid);
+  } catch {
+    return false;
+  }
+}
 
 export interface ProcessInfo {
   pid: number;
@@ -18,6 +31,15 @@ const STATE_WORDS: Record<string, string> = {
 
 export function describeState(state: string): string {
   return `${state} ${STATE_WORDS[state] ?? 'unknown'}`;
+}
+
+/** sexton's own threads, the main one included. */
+export function taskCount(): number {
+  try {
+    return readdirSync('/proc/self/task').length;
+  } catch {
+    return 0;
+  }
 }
 
 /**
