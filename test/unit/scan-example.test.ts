@@ -39,3 +39,13 @@ test("the README's one command to find the leaking pod parses", () => {
   expect(line).not.toBeNull();
   expect(parseScanArgs((line as RegExpExecArray)[1].split(' '))).toMatchObject({ podsDir: '/host/var/log/pods', json: false });
 });
+
+test("the init's bundle carries no scanner: dist/scan.js is loaded only by `sexton scan`", () => {
+  const init = readFileSync(path.join(ROOT, 'dist', 'sexton.js'), 'utf8');
+  const scanner = readFileSync(path.join(ROOT, 'dist', 'scan.js'), 'utf8');
+  for (const marker of ['libpod_parent', 'sexton_scan_zombies', 'readKubeletNames']) {
+    expect(scanner).toContain(marker);
+    expect(init).not.toContain(marker);
+  }
+  expect(init).toMatch(/join\(__dirname, "scan\.js"\)/);
+});
