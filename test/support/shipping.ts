@@ -5,12 +5,41 @@ import { mkdirSync, readdirSync, realpathSync, symlinkSync } from 'node:fs';
 import * as path from 'node:path';
 import { ROOT } from './pid1';
 
-/** Where `npm run prebuildify` puts the glibc addon for this machine. */
-export const PREBUILD = path.join(ROOT, 'prebuilds', `linux-${process.arch}`, 'sexton.glibc.node');
+export type Arch = 'x64' | 'arm64';
+export type Libc = 'glibc' | 'musl';
 
-/** Builds the prebuilt addon from the current sources (in a scratch copy: build/ is untouched). */
-export async function buildPrebuild(): Promise<void> {
-  await execa('npm', ['run', 'prebuildify'], { cwd: ROOT, timeout: 180_000 });
+/** The platforms the npm package carries a prebuilt addon for (scripts/prebuild.mjs). */
+export const PLATFORMS: { arch: Arch; libc: Libc }[] = [
+  { arch: 'x64', libc: 'glibc' },
+  { arch: 'arm64', libc: 'glibc' },
+  { arch: 'x64', libc: 'musl' },
+  { arch: 'arm64', libc: 'musl' },
+];
+
+/** Where `npm run build:prebuilds` puts the addon for a platform (node-gyp-build's layout). */
+export function prebuildPath(arch: Arch, libc: Libc, root = ROOT): string {
+  return path.join(root, 'prebuilds', `linux-${arch}`, `sexton.${libc}.node`);
+}
+
+/** The glibc addon for this machine. */
+export const PREBUILD = prebuildPath(process.arch as Arch, 'glibc');
+
+/** ELF e_machine as readelf names it. */
+export const ELF_MACHINE: Record<Arch, string> = { x64: 'Advanced Micro Devices X86-64', arm64: 'AArch64' };
+
+/** The ELF header's machine field (readelf reads every architecture's files). */
+export async function elfMachine(file: string): Promise<string> {
+  const { stdout } = await execa('readelf', ['--file-header', file]);
+  return /^\s*Machine:\s+(.+)$/m.exec(stdout)?.[1].trim() ?? '';
+}
+
+/**
+ * Builds the four prebuilt addons from the current sources. build/ is untouched; objects go to
+ * a scratch directory and each finished file is renamed into prebuilds/, so two test files may
+ * build at the same time.
+ */
+export async function buildPrebuilds(): Promise<void> {
+  await execa('npm', ['run', 'build:prebuilds'], { cwd: ROOT, timeout: 180_000 });
 }
 
 /**
@@ -47,6 +76,16 @@ export async function loadRequirements(file: string): Promise<Requirements> {
     if (version && library) (versions[library] ??= []).push(version[1]);
   }
   return { needed, versions };
+}
+
+/** Dynamic symbols of a shared object: the ones it needs (with their binding) or the ones it exports. */
+export async function dynamicSymbols(file: string, which: 'undefined' | 'defined'): Promise<{ name: string; weak: boolean }[]> {
+  const { stdout } = await execa('nm', ['--dynamic', `--${which}-only`, file]);
+  return stdout
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/))
+    .filter((fields) => fields.length >= 2)
+    .map((fields) => ({ name: fields[fields.length - 1], weak: /^[wWvV]$/.test(fields[fields.length - 2]) }));
 }
 
 /** The dynamic symbols that need `version` (for a readable failure). */
