@@ -1,11 +1,11 @@
 // The npm tarball installs where users install it: a Node image without a compiler, often with
 // --ignore-scripts. Then only the prebuilt addon can make sexton run.
 import { execa } from 'execa';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { buildToolsOn, makeNoCompilerBin, packTarball } from './support/shipping';
+import { buildToolsOn, installTarball, makeNoCompilerBin, packTarball } from './support/shipping';
 
 let scratch = '';
 let tarball = '';
@@ -26,16 +26,7 @@ afterAll(() => {
 /** Installs the tarball into a new project `name`; by default with the compiler-less PATH only. */
 async function installInto(name: string, extra: string[], withEnv = env): Promise<{ app: string; output: string }> {
   const app = path.join(scratch, name);
-  mkdirSync(app);
-  await execa('npm', ['init', '-y'], { cwd: app, env: withEnv, extendEnv: false, timeout: 60_000 });
-  const install = await execa('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...extra, tarball], {
-    cwd: app,
-    env: withEnv,
-    extendEnv: false,
-    timeout: 180_000,
-    all: true,
-  });
-  return { app, output: install.all ?? '' };
+  return { app, output: await installTarball(tarball, app, extra, withEnv) };
 }
 
 async function runSexton(app: string, withEnv = env): Promise<{ stdout: string; exitCode: number | undefined }> {

