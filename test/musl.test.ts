@@ -4,7 +4,11 @@
 // machine, no library but libc, and every symbol they need either Node-API (from node itself)
 // or exported by musl's libc. A glibc-only name left in would fail dlopen with "symbol not
 // found"; native/musl/compat.c supplies the few that the static libstdc++/libgcc reference.
-import { existsSync } from 'node:fs';
+import { execa } from 'execa';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { libcOf } from '../src/native';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { buildPrebuilds, dynamicSymbols, ELF_MACHINE, elfMachine, loadRequirements, PLATFORMS, prebuildPath } from './support/shipping';
 
@@ -58,4 +62,19 @@ describe('prebuilt musl addons (npm run build:prebuilds), checked against Debian
       expect(needed.map((s) => s.name)).not.toContain('__pthread_key_create');
     });
   }
+});
+
+test("sexton picks the prebuild for the C library node itself runs on (read from node's ELF interpreter)", async () => {
+  // A real musl program: Debian's musl-gcc links it to run with musl's loader, as Alpine's node is.
+  const scratch = mkdtempSync(path.join(tmpdir(), 'sexton-musl-'));
+  try {
+    writeFileSync(path.join(scratch, 'hello.c'), 'int main(void) { return 0; }\n');
+    await execa('musl-gcc', ['-o', 'hello', 'hello.c'], { cwd: scratch, timeout: 60_000 });
+    await execa(path.join(scratch, 'hello'));  // it runs, with /lib/ld-musl-x86_64.so.1
+    expect(libcOf(path.join(scratch, 'hello'))).toBe('musl');
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  expect(libcOf(process.execPath)).toBe('glibc');
+  expect(libcOf()).toBe('glibc');  // /proc/self/exe: this node
 });

@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { buildToolsOn, installTarball, makeNoCompilerBin, packTarball } from './support/shipping';
+import { buildToolsOn, installTarball, makeNoCompilerBin, packTarball, PLATFORMS } from './support/shipping';
 
 let scratch = '';
 let tarball = '';
@@ -41,11 +41,12 @@ async function runSexton(app: string, withEnv = env): Promise<{ stdout: string; 
 }
 
 describe('npm pack tarball', () => {
-  test('holds the bundle and the prebuilt addon, not a local build', async () => {
+  test('holds the bundle and four prebuilt addons (x64 and arm64, glibc and musl), not a local build', async () => {
     const { stdout } = await execa('tar', ['tzf', tarball]);
     const files = stdout.split('\n');
     expect(files).toContain('package/dist/sexton.js');
-    expect(files).toContain(`package/prebuilds/linux-${process.arch}/sexton.glibc.node`);
+    const addons = files.filter((f) => f.endsWith('.node')).sort();
+    expect(addons).toEqual(PLATFORMS.map(({ arch, libc }) => `package/prebuilds/linux-${arch}/sexton.${libc}.node`).sort());
     expect(files.filter((f) => f.startsWith('package/build/'))).toEqual([]);
   });
 
@@ -70,9 +71,10 @@ describe('npm pack tarball', () => {
   });
 
   test('when no prebuild fits, installing with scripts compiles the addon from source', async () => {
-    // node-gyp-build takes LIBC from the environment: claiming musl makes the glibc prebuild
-    // a mismatch, as on Alpine. This install has the machine's full PATH, compiler included.
-    const full = { ...(process.env as Record<string, string>), LIBC: 'musl' };
+    // node-gyp-build takes LIBC from the environment: a C library that no prebuild is for makes
+    // every prebuild a mismatch, as on a platform the package has none for. This install has the
+    // machine's full PATH, compiler included.
+    const full = { ...(process.env as Record<string, string>), LIBC: 'uclibc' };
     const { app, output } = await installInto('compile-fallback', ['--foreground-scripts'], full);
     expect(output).toMatch(/gyp info ok/);
     expect(existsSync(path.join(app, 'node_modules', 'sexton', 'build', 'Release', 'sexton.node'))).toBe(true);
