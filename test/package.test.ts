@@ -11,10 +11,16 @@ import { buildToolsOn, installTarball, makeNoCompilerBin, packTarball, PLATFORMS
 let scratch = '';
 let tarball = '';
 let env: Record<string, string> = {};
+/** Top-level entries of the checkout before and after `npm pack`. */
+let before: string[] = [];
+let after: string[] = [];
 
 beforeAll(async () => {
   scratch = mkdtempSync(path.join(tmpdir(), 'sexton-package-'));
-  tarball = await packTarball(scratch);
+  before = readdirSync(ROOT);
+  // A nodedir that does not exist: packing must not build against this machine's Node headers.
+  tarball = await packTarball(scratch, { npm_config_nodedir: path.join(scratch, 'no-node-headers') });
+  after = readdirSync(ROOT);
   const bin = await makeNoCompilerBin(path.join(scratch, 'bin'));
   // Keep HOME: npm's cache and config (the registry) live there.
   env = { PATH: bin, HOME: process.env.HOME ?? '/root', npm_config_update_notifier: 'false' };
@@ -49,6 +55,10 @@ describe('npm pack tarball', () => {
     const addons = files.filter((f) => f.endsWith('.node')).sort();
     expect(addons).toEqual(PLATFORMS.map(({ arch, libc }) => `package/prebuilds/linux-${arch}/sexton.${libc}.node`).sort());
     expect(files.filter((f) => f.startsWith('package/build/'))).toEqual([]);
+  });
+
+  test('npm pack writes nothing into the checkout but prebuilds/', () => {
+    expect(after.filter((name) => !before.includes(name) && name !== 'prebuilds')).toEqual([]);
   });
 
   test('the test PATH really has no compiler, make, cmake or python', async () => {

@@ -23,6 +23,21 @@ test('add-sexton: a shell app orphans 50 jobs, none stays a zombie; stop is prom
   expect(await waitExit(name)).toBe(143);  // busybox sh dies of the forwarded SIGTERM
 });
 
+test('add-sexton: `sexton` is on PATH, and `sexton status` answers as an exec probe would ask', async () => {
+  const name = await start(images().added, ['sh', '-c', 'i=0; while [ $i -lt 5 ]; do (true &); i=$((i+1)); done; echo made; sleep 60']);
+  await waitForLog(name, 'made');
+  expect((await exec(name, ['sh', '-c', 'command -v sexton'])).trim()).toBe('/usr/local/bin/sexton');
+  // The orphans exit at once; their reaping shows up in the counters within moments.
+  const deadline = Date.now() + 5_000;
+  let reaped = 0;
+  while (reaped < 5 && Date.now() < deadline) {
+    reaped = (JSON.parse(await exec(name, ['sexton', 'status', '--json', '--max-zombies', '0'])) as { orphansReaped: number }).orphansReaped;
+  }
+  expect(reaped).toBeGreaterThanOrEqual(5);
+  expect(await exec(name, ['sexton', 'status'])).toMatch(/reaped/);
+  expect(await stop(name, 30)).toBeLessThan(5_000);
+});
+
 test('Dockerfile.examples node-app: serves, then closes gracefully on podman stop', async () => {
   const name = await start(images().nodeApp, []);
   await waitForLog(name, 'server: listening on 8080');

@@ -46,9 +46,10 @@ export async function buildPrebuilds(): Promise<void> {
  * `npm pack` into `destination` (its prepack step builds the prebuilt addon first); returns the
  * tarball's path. dist/ is packed as it is: `npm run build` made it.
  */
-export async function packTarball(destination: string): Promise<string> {
+export async function packTarball(destination: string, env: Record<string, string> = {}): Promise<string> {
   const { stdout } = await execa('npm', ['pack', '--json', '--pack-destination', destination], {
     cwd: ROOT,
+    env,
     timeout: 180_000,
   });
   // prepack's own output comes first; the JSON report is the last thing printed.
