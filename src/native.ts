@@ -1,6 +1,7 @@
 // The one typed boundary to the native addon (native/*.cc). Nothing else loads it.
-import { closeSync, existsSync, openSync, readSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import * as path from 'node:path';
+import { libcOf } from './libc';
 
 export interface SpawnResult {
   pid: number;
@@ -65,27 +66,6 @@ export interface Native {
 }
 
 /**
- * 'musl' or 'glibc': the dynamic loader an executable (by default node itself) was linked to
- * run with, read from the interpreter path (PT_INTERP) in the first bytes of its ELF file.
- * musl's loader would also load the glibc addon (it takes libc.so.6 as itself) and run it with
- * glibc's structure layouts, so the choice cannot be left to trying.
- */
-export function libcOf(executable = '/proc/self/exe'): 'musl' | 'glibc' {
-  const head = Buffer.alloc(4096);
-  try {
-    const fd = openSync(executable, 'r');
-    try {
-      readSync(fd, head, 0, head.length, 0);
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    return 'glibc';
-  }
-  return head.includes('/ld-musl-') ? 'musl' : 'glibc';
-}
-
-/**
  * The addon files to try, in order. node-gyp-build (bundled into dist/sexton.js, so not a
  * runtime dependency) prefers a local build, build/Release (`npm run build`, or a compile at
  * install time), over the prebuilt prebuilds/<platform>-<arch>/sexton.<libc>.node.
@@ -94,7 +74,7 @@ function addonCandidates(errors: string[]): string[] {
   // dist/sexton.js and src/native.ts both sit one level below the package root.
   const root = path.resolve(__dirname, '..');
   // The usual places first, without node-gyp-build's directory walk (a millisecond of every
-  // start): a local build, then this platform's prebuild for this process's C library.
+  // start): a local build, then this platform's prebuild for the C library node runs on.
   const prebuilds = path.join(root, 'prebuilds', `${process.platform}-${process.arch}`);
   const usual = [
     path.join(root, 'build', 'Release', 'sexton.node'),

@@ -9,7 +9,7 @@ import { execa } from 'execa';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { libcOf } from '../src/native';
+import { libcOf } from '../src/libc';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Arch, buildPrebuilds, dynamicSymbols, ELF_MACHINE, elfMachine, loadRequirements, PLATFORMS, prebuildPath, QEMU_ARM64 } from './support/shipping';
 
