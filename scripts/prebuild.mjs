@@ -4,9 +4,12 @@
 // The compiler is called directly with the Node-API headers of the node-api-headers package: no
 // node-gyp, so no Node headers to download and no dependence on npm's nodedir setting. Objects
 // go to a scratch directory outside the work tree; only prebuilds/ is written here.
-//   node scripts/prebuild.mjs [--target linux-arm64-musl ...]
+// A target whose inputs (sources, this script, the header packages, the compiler and libraries)
+// are unchanged since its file was built is not built again; --force builds it anyway.
+//   node scripts/prebuild.mjs [--force] [--target linux-arm64-musl ...]
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
@@ -15,6 +18,8 @@ import { createRequire } from 'node:module';
 const run = promisify(execFile);
 const require = createRequire(import.meta.url);
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+/** What each prebuild was built from (outside prebuilds/, which is packed). */
+const CACHE = path.join(ROOT, 'node_modules', '.cache', 'sexton-prebuilds');
 
 /** One prebuild: Node's arch name, the libc tag, and the Debian cross toolchain's prefix. */
 export const TARGETS = [
@@ -60,10 +65,12 @@ async function cxxIncludeDirs(cxx) {
 async function toolchain(target) {
   const cxx = `${target.prefix}g++`;
   const includes = ['-I', require('node-api-headers').include_dir, '-I', path.join(ROOT, require('node-addon-api').include_dir)];
-  if (!target.musl) {
-    return { cxx, compile: includes, link: ['-static-libstdc++', '-static-libgcc'], libs: [] };
-  }
   const file = async (name) => (await output(cxx, [`-print-file-name=${name}`])).trim();
+  const version = await output(cxx, ['--version']);
+  if (!target.musl) {
+    const libraries = await Promise.all(['libstdc++.a', 'libgcc_eh.a', 'libc.so.6'].map(file));
+    return { cxx, version, libraries, compile: includes, link: ['-static-libstdc++', '-static-libgcc'], libs: [] };
+  }
   const musl = [`/usr/include/${target.musl}`, `/usr/lib/${target.musl}`];
   const gccInclude = await file('include');
   const system = [...(await cxxIncludeDirs(cxx)), musl[0], gccInclude].flatMap((dir) => ['-isystem', dir]);
@@ -74,6 +81,8 @@ async function toolchain(target) {
   const adapt = ['-isystem', path.join(ROOT, 'native', 'musl')];
   return {
     cxx,
+    version,
+    libraries: [libstdcxx, libgccEh, path.join(musl[1], 'libc.a')],
     compile: ['-nostdinc', ...adapt, ...system, ...includes],
     link: ['-nostdlib', path.join(musl[1], 'crti.o'), crtbegin],
     libs: ['-Wl,--start-group', libstdcxx, libgccEh, libgcc, '-Wl,--end-group', `-L${musl[1]}`, '-lc', crtend, path.join(musl[1], 'crtn.o')],
@@ -100,12 +109,53 @@ function sourcesOf(target) {
   return [...native.map((f) => `native/${f}`), ...(target.musl ? ['native/musl/compat.c'] : [])];
 }
 
-async function buildAll(targets) {
+function filesUnder(dir) {
+  return readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : [path.join(dir, e.name)]))
+    .sort();
+}
+
+const sha256 = (data) => createHash('sha256').update(data).digest('hex');
+
+/** A digest of everything a target's file is made from. Paths are relative: a copy digests the same. */
+function inputsDigest(chain) {
+  const hash = createHash('sha256');
+  for (const file of [path.join(ROOT, 'scripts', 'prebuild.mjs'), ...filesUnder(path.join(ROOT, 'native'))]) {
+    hash.update(`${path.relative(ROOT, file)}\0`).update(readFileSync(file));
+  }
+  for (const pkg of ['node-api-headers', 'node-addon-api']) {
+    hash.update(JSON.parse(readFileSync(path.join(ROOT, 'node_modules', pkg, 'package.json'), 'utf8')).version);
+  }
+  hash.update(chain.version);
+  for (const library of chain.libraries) hash.update(`${library} ${statSync(library).size} ${statSync(library).mtimeMs}`);
+  return hash.digest('hex');
+}
+
+const outputOf = (target) => path.join(ROOT, 'prebuilds', `linux-${target.arch}`, `sexton.${target.libc}.node`);
+const recordOf = (target) => path.join(CACHE, `linux-${target.arch}-${target.libc}.json`);
+
+/** The file is there and is the one last built from these inputs. */
+function upToDate(target, digest) {
+  try {
+    const record = JSON.parse(readFileSync(recordOf(target), 'utf8'));
+    return record.digest === digest && record.sha256 === sha256(readFileSync(outputOf(target)));
+  } catch {
+    return false;
+  }
+}
+
+/** Builds the targets whose file is missing or stale (all of them with force); returns those built. */
+async function buildAll(requested, force) {
   // Relative source paths and a fixed working directory: the checkout's location ends up nowhere.
   process.chdir(ROOT);
+  const allChains = await Promise.all(requested.map(toolchain));
+  const digests = allChains.map(inputsDigest);
+  const stale = requested.map((_, i) => i).filter((i) => force || !upToDate(requested[i], digests[i]));
+  const targets = stale.map((i) => requested[i]);
+  const chains = stale.map((i) => allChains[i]);
+  if (targets.length === 0) return [];
   const scratch = mkdtempSync(path.join(tmpdir(), 'sexton-prebuild-'));
   try {
-    const chains = await Promise.all(targets.map(toolchain));
     const defines = DEFINES.map((d) => `-D${d}`);
     const jobs = targets.map((target, t) => {
       const dir = path.join(scratch, `${target.arch}-${target.libc}`);
@@ -124,17 +174,21 @@ async function buildAll(targets) {
       const built = path.join(scratch, `sexton.${target.arch}.${target.libc}.node`);
       await output(chains[t].cxx, [...LINK, ...chains[t].link, ...mine, ...chains[t].libs, '-o', built]);
       await output(`${target.prefix}strip`, ['--strip-all', built]);
-      const dir = path.join(ROOT, 'prebuilds', `linux-${target.arch}`);
-      mkdirSync(dir, { recursive: true });
-      renameSync(built, path.join(dir, `sexton.${target.libc}.node`));
+      const record = JSON.stringify({ digest: digests[stale[t]], sha256: sha256(readFileSync(built)) });
+      mkdirSync(path.dirname(outputOf(target)), { recursive: true });
+      renameSync(built, outputOf(target));
+      mkdirSync(CACHE, { recursive: true });
+      writeFileSync(`${recordOf(target)}.${process.pid}`, record);
+      renameSync(`${recordOf(target)}.${process.pid}`, recordOf(target));
     }
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
+  return targets;
 }
 
 function selected(argv) {
-  const names = argv.filter((a) => a !== '--target');
+  const names = argv.filter((a) => a !== '--target' && a !== '--force');
   if (names.length === 0) return TARGETS;
   return names.map((name) => {
     const target = TARGETS.find((t) => `linux-${t.arch}-${t.libc}` === name);
@@ -146,10 +200,11 @@ function selected(argv) {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const started = Date.now();
   try {
-    const targets = selected(process.argv.slice(2));
-    await buildAll(targets);
-    const names = targets.map((t) => `linux-${t.arch}/sexton.${t.libc}.node`);
-    console.log(`prebuilds: ${names.join(' ')} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    const argv = process.argv.slice(2);
+    const built = await buildAll(selected(argv), argv.includes('--force'));
+    const names = built.map((t) => `linux-${t.arch}/sexton.${t.libc}.node`);
+    const seconds = ((Date.now() - started) / 1000).toFixed(1);
+    console.log(names.length > 0 ? `prebuilds: built ${names.join(' ')} in ${seconds} s` : `prebuilds: up to date (${seconds} s)`);
   } catch (error) {
     console.error(`prebuild: ${error.message}`);
     process.exit(1);
