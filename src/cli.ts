@@ -66,5 +66,3 @@ export function main(argv: string[]): void {
     throw error;
   }
 }
-
-main(process.argv.slice(2));

@@ -1,6 +1,7 @@
 // The one typed boundary to the native addon (native/*.cc). Nothing else loads it.
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
+import { libcOf } from './libc';
 
 export interface SpawnResult {
   pid: number;
@@ -97,12 +98,11 @@ function addonCandidates(errors: string[]): string[] {
   // dist/sexton.js and src/native.ts both sit one level below the package root.
   const root = path.resolve(__dirname, '..');
   // The usual places first, without node-gyp-build's directory walk (a millisecond of every
-  // start): a local build, then this platform's prebuild for glibc or musl.
+  // start): a local build, then this platform's prebuild for the C library node runs on.
   const prebuilds = path.join(root, 'prebuilds', `${process.platform}-${process.arch}`);
   const usual = [
     path.join(root, 'build', 'Release', 'sexton.node'),
-    path.join(prebuilds, 'sexton.glibc.node'),
-    path.join(prebuilds, 'sexton.musl.node'),
+    path.join(prebuilds, `sexton.${libcOf()}.node`),
   ].filter((file) => existsSync(file));
   if (usual.length > 0) return usual;
   const nodeGypBuild = require('node-gyp-build') as { resolve(root: string): string };

@@ -1,11 +1,8 @@
-// The supervisor's lifecycle: start the main child, watch it, and shut the tree down.
-//
-//   running ──stop signal──▶ draining (drain delay) ──▶ stopping (grace period)
-//      │                                                    │
-//      └──main child exits──▶ leftovers get TERM ◀──────────┘ main child exits
-//                             grace period over ──▶ killing: SIGKILL survivors
-//   no children left and the main child gone ──▶ exit with its status
+// The supervisor: starts the main child and carries out the stop sequence that lifecycle.ts
+// decides. It turns native events into the lifecycle's inputs and its actions into signals,
+// timers, log lines and the exit.
 import { constants } from 'node:os';
+import { Action, Lifecycle, Timer } from './lifecycle';
 import { commandCandidates, errnoName, execFailure, rawArguments } from './command';
 import type { Logger } from './log';
 import { MemoryGuard } from './memory';
@@ -25,19 +22,14 @@ const { SIGKILL } = constants.signals;
 const { ESRCH } = constants.errno;
 /** How long after the child's start the status socket, metrics and stats file come up. */
 const EXPORTERS_DELAY_MS = 100;
-/** How often the kill round repeats until the tree is empty (a child may fork meanwhile). */
-const KILL_REPEAT_MS = 100;
-/** Exit anyway this long after SIGKILL, if something in state D refuses to go. */
-const KILL_BACKSTOP_MS = 2000;
-
-export type Phase = 'starting' | 'running' | 'draining' | 'stopping' | 'killing';
 
 export class Supervisor {
-  private phase: Phase = 'starting';
+  private readonly lifecycle: Lifecycle;
   private mainPid = 0;
   private mainExit?: MainExit;
-  private drainTimer?: NodeJS.Timeout;
-  private graceTimer?: NodeJS.Timeout;
+  private readonly timers = new Map<Timer, NodeJS.Timeout>();
+  /** The /proc scan of the step being carried out: one per step at most. */
+  private scan?: ProcessInfo[];
   /** Stop signals acted on so far; the native counter says how many arrived. */
   private stopSignalsHandled = 0;
   private survivorsKilled = 0;
@@ -57,6 +49,9 @@ export class Supervisor {
     private readonly native: Native,
   ) {
     this.tree = new ProcessTree(native, this.isInit, this.procTrusted);
+    this.lifecycle = new Lifecycle({
+      drainDelay: options.drainDelay, grace: options.grace, stopSignalName: signalName(options.stopSignal), isInit: this.isInit,
+    });
     this.memory = new MemoryGuard(native, log, options.childOomScoreAdj);
     this.exporters = new Exporters(options, () => this.snapshot(), log);
   }
@@ -72,7 +67,7 @@ export class Supervisor {
     return buildSnapshot({
       role: this.isInit ? 'init' : this.native.isSubreaper() ? 'subreaper' : 'parent',
       startedAt: this.startedAt,
-      phase: this.phase,
+      phase: this.lifecycle.phase,
       mainPid: this.mainPid,
       mainExit: this.mainExit,
       command: this.options.command,
@@ -83,11 +78,6 @@ export class Supervisor {
       logLinesDropped: this.log.droppedLines,
       survivorsKilled: this.survivorsKilled,
     });
-  }
-
-  /** Logs and remembers who holds zombies; called when shutdown begins. */
-  private reportHeldZombies(processes: ProcessInfo[]): void {
-    this.heldZombies = this.tree.reportZombieParents(processes, this.log);
   }
 
   start(): void {
@@ -116,7 +106,7 @@ export class Supervisor {
       this.fail(failure.message, failure.exitCode);
     }
     this.mainPid = result.pid;
-    this.phase = 'running';
+    this.step({ kind: 'started' });
     this.log.info(`started ${quote(options.command.join(' '))} as pid ${result.pid}`);
     listenOnlyForPolicy(native, options);
     this.catchUpOnStopSignals();  // one that came during start-up
@@ -133,7 +123,7 @@ export class Supervisor {
     void this.exporters.start(() => {
       const c = this.native.stats();
       const zombies = this.tree.zombieParents().reduce((sum, z) => sum + z.zombies, 0);
-      return `${this.phase} ${c.reaped} ${c.received.reduce((a, b) => a + b, 0)} ${zombies}`;
+      return `${this.lifecycle.phase} ${c.reaped} ${c.received.reduce((a, b) => a + b, 0)} ${zombies}`;
     });
   }
 
@@ -163,10 +153,9 @@ export class Supervisor {
    */
   private catchUpOnStopSignals(): void {
     const arrived = this.native.stats().received[this.options.stopSignal];
-    const name = signalName(this.options.stopSignal);
     while (this.stopSignalsHandled < arrived) {
       this.stopSignalsHandled++;
-      this.onStopSignal(name);
+      this.step({ kind: 'stop-signal' });
     }
   }
 
@@ -174,115 +163,84 @@ export class Supervisor {
     return this.options.pgroup ? `process group ${this.mainPid}` : `pid ${this.mainPid}`;
   }
 
-  private onStopSignal(name: string): void {
-    const { drainDelay, grace } = this.options;
-    if (this.mainExit) return;  // the tree is already being taken down
-    if (this.phase === 'running') {
-      const processes = this.tree.processes();
-      this.reportHeldZombies(processes);
-      const drain = drainDelay > 0 ? `after a ${drainDelay}s drain delay, ` : '';
-      this.log.warn(`received ${name}: stopping ${drain}grace period ${grace}s`);
-      if (drainDelay === 0) return this.startStopping(processes);  // the handler already forwarded it
-      this.phase = 'draining';
-      this.drainTimer = setTimeout(() => this.forwardStopSignal(), drainDelay * 1000);
-    } else if (this.phase === 'draining') {
-      this.log.warn(`received ${name} again: skipping the rest of the drain delay`);
-      clearTimeout(this.drainTimer);
-      this.forwardStopSignal();
-    } else if (this.phase === 'stopping' && drainDelay > 0) {
-      this.sendStopSignal();  // repeated stop signals reach the child, as without a delay
+  /** Feeds one input to the lifecycle and carries out what it decides (scan: /proc, if read already). */
+  private step(input: Parameters<Lifecycle['step']>[0], scan?: ProcessInfo[]): void {
+    this.scan = scan;
+    for (const action of this.lifecycle.step(input)) this.act(action);
+  }
+
+  private processes(): ProcessInfo[] {
+    this.scan ??= this.tree.processes();
+    return this.scan;
+  }
+
+  private act(action: Action): void {
+    switch (action.kind) {
+      case 'log':
+        return this.log[action.level](action.message);
+      case 'report-zombie-parents':
+        this.heldZombies = this.tree.reportZombieParents(this.processes(), this.log);
+        return;
+      case 'forward-stop-signal': {
+        const as = this.options.rewrites.get(this.options.stopSignal) ?? this.options.stopSignal;
+        if (as > 0) this.native.signalMainChild(as);
+        return;
+      }
+      case 'terminate-daemons': {
+        const daemons = this.tree.reparented(this.processes(), this.mainPid);
+        if (daemons.length === 0) return;
+        this.log.info(`sending TERM to ${daemons.length} re-parented process(es): ${daemons.map((p) => p.pid).join(' ')}`);
+        return this.tree.terminate(daemons);
+      }
+      case 'terminate-leftovers':
+        return this.tree.terminate(this.processes().filter((p) => p.state !== 'Z'));
+      case 'terminate-unseen':
+        this.native.signalEveryProcess(constants.signals.SIGTERM);
+        return;
+      case 'kill-survivors':
+        this.survivorsKilled += this.tree.reportSurvivors(this.log);
+        return this.tree.killAll();
+      case 'start-timer':
+        return this.startTimer(action.timer, action.seconds);
+      case 'cancel-timer':
+        clearTimeout(this.timers.get(action.timer));
+        return;
+      case 'finish':
+        return this.finish();
     }
   }
 
-  private forwardStopSignal(): void {
-    this.sendStopSignal();
-    this.startStopping(this.tree.processes());
-  }
-
-  /**
-   * The grace period starts with the stop signal's forwarding. Daemons that were re-parented to
-   * sexton have no parent left to tell them to stop, so they get SIGTERM now, with the whole
-   * grace period to finish their work, even if the main child ignores its signal.
-   */
-  private startStopping(processes: ProcessInfo[]): void {
-    const daemons = this.tree.reparented(processes, this.mainPid);
-    if (daemons.length > 0) {
-      this.log.info(`sending TERM to ${daemons.length} re-parented process(es): ${daemons.map((p) => p.pid).join(' ')}`);
-      this.tree.terminate(daemons);
-    }
-    this.startGrace();
-  }
-
-  private shuttingDown(): boolean {
-    return this.phase === 'draining' || this.phase === 'stopping' || this.phase === 'killing';
-  }
-
-  private sendStopSignal(): void {
-    const as = this.options.rewrites.get(this.options.stopSignal) ?? this.options.stopSignal;
-    if (as > 0) this.native.signalMainChild(as);
-  }
-
-  private startGrace(): void {
-    this.phase = 'stopping';
-    this.graceTimer = setTimeout(() => this.killSurvivors(), this.options.grace * 1000);
+  private startTimer(timer: Timer, seconds: number): void {
+    const input = { drain: 'drain-over', grace: 'grace-over', backstop: 'backstop' } as const;
+    // The kill round repeats until the tree is empty; the others fire once.
+    const handle = timer === 'kill-repeat'
+      ? setInterval(() => this.tree.killAll(), seconds * 1000).unref()
+      : setTimeout(() => this.step({ kind: input[timer] }), seconds * 1000);
+    // The backstop must not keep sexton alive on its own; the grace and drain timers do.
+    if (timer === 'backstop') handle.unref();
+    this.timers.set(timer, handle);
   }
 
   private onReap(event: ReapEvent): void {
-    if (event.kind === 'no-children') {
-      if (this.mainExit) this.finish();
-      return;
-    }
+    if (event.kind === 'no-children') return this.step({ kind: 'no-children' });
     this.catchUpOnStopSignals();  // a stop signal that killed it comes first, even if heard later
     this.mainExit = { exitCode: event.exitCode, signal: event.signal };
     const how = event.signal ? `was killed by ${signalName(event.signal)}` : `exited with code ${event.exitCode}`;
     const oom = event.signal === SIGKILL && (this.memory.oomKills() ?? 0) > 0;
     if (oom) this.log.warn(`main child (pid ${event.pid}) was killed by SIGKILL after an OOM kill in sexton's memory cgroup: most likely the OOM killer`);
     else this.log.info(`main child (pid ${event.pid}) ${how}`);
-    clearTimeout(this.drainTimer);
-    if (event.lastChild) this.finish();  // nothing left to wait for or to scan /proc for
-    if (this.phase === 'killing') return;
-    this.terminateLeftovers();
-  }
-
-  private terminateLeftovers(): void {
-    if (!this.procTrusted) return this.terminateUnseen();
-    const processes = this.tree.processes();
-    const left = processes.filter((p) => p.state !== 'Z');
-    if (left.length === 0) return;  // the reaper reports "no children" next
-    if (!this.shuttingDown()) this.reportHeldZombies(processes);
-    const fresh = this.phase !== 'stopping';
-    this.log.warn(`main child is gone; ${left.length} process(es) left: sending TERM, ${fresh ? `grace period ${this.options.grace}s` : 'within the grace period'}`);
-    this.tree.terminate(left);
-    if (fresh) this.startGrace();
-    this.phase = 'stopping';
-  }
-
-  /** Without a /proc of its own, PID 1 still reaches every process of its namespace. */
-  private terminateUnseen(): void {
-    if (!this.isInit || this.phase === 'stopping') return;
-    this.log.warn(`main child is gone; sending TERM to whatever is left (unseen: /proc is not this namespace's), grace period ${this.options.grace}s`);
-    this.native.signalEveryProcess(constants.signals.SIGTERM);
-    this.startGrace();
-  }
-
-  private killSurvivors(): void {
-    this.phase = 'killing';
-    this.survivorsKilled += this.tree.reportSurvivors(this.log);
-    this.tree.killAll();
-    setInterval(() => this.tree.killAll(), KILL_REPEAT_MS).unref();
-    setTimeout(() => {
-      this.log.error('processes are still there after SIGKILL (uninterruptible?): exiting anyway');
-      this.finish();
-    }, KILL_BACKSTOP_MS).unref();
+    // Scanned only when something may be left and the lifecycle may act on it.
+    const scan = !event.lastChild && this.lifecycle.phase !== 'killing' ? this.tree.processes() : [];
+    const leftovers = this.procTrusted ? scan.filter((p) => p.state !== 'Z').length : 'unseen';
+    this.step({ kind: 'main-exited', lastChild: event.lastChild, leftovers }, scan);
   }
 
   private finish(): never {
-    clearTimeout(this.graceTimer);
     const stats = this.stats();
     const leaked = leaks(stats.orphansReaped, this.heldZombies);
     const { code, strictFailure } = exitStatus(this.mainExit, this.options, leaked);
     if (strictFailure) this.log.error(`strict: ${leaked.join('; ')}`);
-    const noteworthy = this.shuttingDown() || stats.orphansReaped > 0 || this.survivorsKilled > 0;
+    const noteworthy = this.lifecycle.shuttingDown || stats.orphansReaped > 0 || this.survivorsKilled > 0;
     const killed = this.survivorsKilled ? `; killed ${this.survivorsKilled} survivor(s)` : '';
     (noteworthy ? this.log.warn : this.log.info).call(this.log, `exiting with ${code}: ${summarize(stats)}${killed}`, { exitCode: code, ...stats });
     this.exporters.close();
