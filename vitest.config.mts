@@ -9,9 +9,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Process tests measure real timing on a 2-core machine: two files at a time at most.
     maxWorkers: 2,
-    // Other tenants make these machines noisy: a timing-bound test gets one more try. The
-    // report marks every retried test, so a flaky one is still seen and looked into.
-    retry: 1,
+    // No retries: a flaky test is a bug to find. A test whose timing truly depends on a noisy
+    // machine says so beside it, with { retry: 1 } of its own.
     pool: 'forks',
   },
 });

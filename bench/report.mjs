@@ -69,7 +69,14 @@ export function tables(r, names) {
     ['init', `storm peak zombies (${storm.size} orphans)`, 'zombies +100 ms', 'drain (ms)', 'TERM → exit (ms)', `stubborn child, --grace ${shutdown.graceS} (ms)`],
     names.map((n) => [n, st('peak', 0)(n), st('after100', 0)(n), st('drainMs')(n), term(n), stubborn(n)]),
   );
-  return { memoryTable, signalTable, shutdownTable };
+  const scanTable = table(
+    ['tool', `whole command (ms)`, 'scan alone (ms)', 'processes'],
+    [
+      ['sexton scan --json', withRatio('scan', r.scan.wallMs, r.scan.psMs), number(r.scan.scanMs), number(r.scan.scanned, 0)],
+      ['ps -e (reference)', number(r.scan.psMs), '', ''],
+    ],
+  );
+  return { memoryTable, signalTable, shutdownTable, scanTable };
 }
 
 /** The performance budget of issue 7: each line PASS or MISS, with the numbers behind it. */
@@ -110,6 +117,10 @@ export function budget(r) {
   const off = Math.max(Math.abs(stubborn.bestMs - graceMs), Math.abs(stubborn.worstMs - graceMs));
   check(off <= 50, 'stubborn child ends at the grace period ± 50 ms',
     `${ms(stubborn.bestMs)}–${ms(stubborn.worstMs)} for --grace ${r.shutdown.graceS} (${number(off)} ms off at worst)`);
+
+  const { scan } = r;
+  check(scan.scanMs <= 200, `sexton scan of a node with ${scan.processes} processes ≤ 200 ms`,
+    `${ms(scan.scanMs)} for ${number(scan.scanned, 0)} processes (whole command ${ms(scan.wallMs)}; ps -e ${ms(scan.psMs)})`);
   return lines;
 }
 
@@ -166,6 +177,16 @@ TERM → exit: from \`kill(PID 1, SIGTERM)\` until the namespace is gone, with a
 SIGTERM; the stubborn child ignores it (min–max for sexton).
 
 ${t.shutdownTable}
+
+## Scanning a node
+
+\`sexton scan --json\` from the host while a PID namespace holds ${r.scan.processes} more processes
+(${r.scan.zombies} of them zombies of its PID 1, which the scan must report). "Scan alone" is the
+scan's own durationMs (what a scrape of \`--serve\` costs); the whole command includes Node's
+start-up. \`ps -e -o pid=,ppid=,stat=,comm=\` over the same /proc is the reference (ratio in
+parentheses). Medians of ${r.scan.rounds} rounds.
+
+${t.scanTable}
 
 ## Budget
 

@@ -13,6 +13,7 @@ import * as path from 'node:path';
 import { killAll } from './lib/pid1.mjs';
 import { candidates, compileChild, ensurePeers, machine, requireBuilt, ROOT, versions } from './lib/setup.mjs';
 import { measureIdle } from './measure/idle.mjs';
+import { measureScan } from './measure/scan.mjs';
 import { measureShutdown } from './measure/shutdown.mjs';
 import { measureSignals } from './measure/signals.mjs';
 import { measureStartup } from './measure/startup.mjs';
@@ -28,6 +29,7 @@ const SETTINGS = {
     signals: { blocks: 4, perBlock: 100 },
     storm: { rounds: 5, size: 2000 },
     shutdown: { rounds: 20, stubbornRounds: 5, peerWaitMs: 3000 },
+    scan: { processes: 5000, zombies: 100, rounds: 10 },
   },
   quick: {
     startup: { rounds: 8 },
@@ -35,6 +37,7 @@ const SETTINGS = {
     signals: { blocks: 1, perBlock: 200 },
     storm: { rounds: 1, size: 1000 },
     shutdown: { rounds: 5, stubbornRounds: 1, peerWaitMs: 1500 },
+    scan: { processes: 5000, zombies: 100, rounds: 3 },
   },
 };
 
@@ -49,6 +52,7 @@ function describeSettings(s) {
     `- signals: ${s.signals.blocks} block(s) of ${s.signals.perBlock} per init and condition`,
     `- orphan storm: ${s.storm.rounds} round(s) of ${s.storm.size} orphans`,
     `- TERM → exit: ${s.shutdown.rounds} rounds; stubborn child: ${s.shutdown.stubbornRounds} round(s) for sexton, peers watched for ${s.shutdown.peerWaitMs / 1000} s`,
+    `- sexton scan: ${s.scan.rounds} rounds on a node with ${s.scan.processes} extra processes (${s.scan.zombies} of them zombies)`,
   ].join('\n');
 }
 
@@ -92,12 +96,13 @@ async function main(args) {
     signals: await step('signal latency, idle and under an orphan storm', () => measureSignals(inits, child.binary, settings.signals)),
     storm: await step('orphan storm', () => measureStorm(inits, settings.storm)),
     shutdown: await step('TERM → exit', () => measureShutdown(inits, child.binary, settings.shutdown)),
+    scan: await step(`sexton scan of a node with ${settings.scan.processes} processes`, () => measureScan(settings.scan)),
   };
   log(`done in ${((Date.now() - started) / 1000).toFixed(1)} s; load average ${loadBefore} before, ${loadAverage()} after`);
 
   const t = tables(results, names);
   const lines = budget(results);
-  process.stdout.write(`\n${t.memoryTable}\n\n${t.signalTable}\n\n${t.shutdownTable}\n\n${budgetText(lines)}\n`);
+  process.stdout.write(`\n${t.memoryTable}\n\n${t.signalTable}\n\n${t.shutdownTable}\n\n${t.scanTable}\n\n${budgetText(lines)}\n`);
 
   if (write) {
     const meta = {

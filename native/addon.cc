@@ -4,6 +4,9 @@
 
 #include <functional>
 
+#include "log_sink.h"
+#include "memory.h"
+#include "notifier.h"
 #include "peer_credentials.h"
 #include "process.h"
 #include "reaped_commands.h"
@@ -15,10 +18,17 @@
 namespace sexton {
 namespace {
 
+// A Buffer passes its bytes unchanged (argv that is not UTF-8); a string is UTF-8.
+std::string bytes(const Napi::Value& value) {
+  if (!value.IsBuffer()) return value.As<Napi::String>();
+  Napi::Buffer<char> buffer = value.As<Napi::Buffer<char>>();
+  return std::string(buffer.Data(), buffer.Length());
+}
+
 std::vector<std::string> string_array(const Napi::Value& value) {
   std::vector<std::string> out;
   Napi::Array array = value.As<Napi::Array>();
-  for (uint32_t i = 0; i < array.Length(); i++) out.push_back(array.Get(i).As<Napi::String>());
+  for (uint32_t i = 0; i < array.Length(); i++) out.push_back(bytes(array.Get(i)));
   return out;
 }
 
@@ -26,6 +36,7 @@ Napi::Value Spawn(const Napi::CallbackInfo& info) {
   SpawnRequest request;
   request.argv = string_array(info[0]);
   request.candidates = string_array(info[1]);
+  if (info[2].IsNumber()) request.oom_score_adj = std::to_string(info[2].As<Napi::Number>().Int32Value());
   SpawnResult result = spawn(request);
   Napi::Object out = Napi::Object::New(info.Env());
   out.Set("pid", result.pid);
@@ -44,8 +55,10 @@ Napi::Object to_js(Napi::Env env, const ReapEvent& e) {
   return out;
 }
 
-Napi::Object to_js(Napi::Env env, const SignalNotice& n) {
+Napi::Object to_js(Napi::Env env, const Notice& n) {
+  static const char* kinds[] = {"", "signal", "oom", "lost", "wake"};
   Napi::Object out = Napi::Object::New(env);
+  out.Set("kind", kinds[n.kind]);
   out.Set("signal", n.signal);
   out.Set("action", n.action);
   out.Set("sender", n.sender);
@@ -68,17 +81,62 @@ std::function<void(const Event&)> js_listener(Napi::ThreadSafeFunction tsfn) {
 }
 
 Napi::Value StartReaper(const Napi::CallbackInfo& info) {
-  // Stays referenced: the event loop must never drain while sexton supervises.
+  // Stays referenced: the event loop must never drain while sexton supervises. Unbounded, but
+  // it carries at most two events per spawn.
   auto tsfn = Napi::ThreadSafeFunction::New(info.Env(), info[0].As<Napi::Function>(), "sexton-reaper", 0, 1);
-  start_reaper(js_listener<ReapEvent>(tsfn));
-  return info.Env().Undefined();
+  return Napi::Number::New(info.Env(), start_reaper(js_listener<ReapEvent>(tsfn)));
+}
+
+// Notices wait in a queue of this many while JS is busy; then the notifier thread waits, the
+// pipe fills and handlers drop notices (counted natively, caught up by policy).
+constexpr size_t kNoticeQueue = 64;
+
+Napi::Value StartNotifier(const Napi::CallbackInfo& info) {
+  auto tsfn = Napi::ThreadSafeFunction::New(info.Env(), info[0].As<Napi::Function>(), "sexton-notices", kNoticeQueue, 1);
+  tsfn.Unref(info.Env());
+  int rc = start_notifier([tsfn](const Notice& notice) mutable {
+    auto* copy = new Notice(notice);
+    napi_status status = tsfn.BlockingCall(copy, [](Napi::Env env, Napi::Function callback, Notice* n) {
+      Napi::Object out = to_js(env, *n);
+      delete n;
+      callback.Call({out});
+    });
+    if (status != napi_ok) delete copy;
+  });
+  return Napi::Number::New(info.Env(), rc);
 }
 
 Napi::Value InstallSignalHandlers(const Napi::CallbackInfo& info) {
-  auto tsfn = Napi::ThreadSafeFunction::New(info.Env(), info[0].As<Napi::Function>(), "sexton-signals", 0, 1);
-  tsfn.Unref(info.Env());
-  install_signal_handlers(js_listener<SignalNotice>(tsfn));
+  install_signal_handlers();
   return info.Env().Undefined();
+}
+
+Napi::Value SetSignalNotify(const Napi::CallbackInfo& info) {
+  set_signal_notify(info[0].As<Napi::Number>(), info[1].As<Napi::Boolean>());
+  return info.Env().Undefined();
+}
+
+Napi::Value SetProcTrusted(const Napi::CallbackInfo& info) {
+  set_proc_trusted(info[0].As<Napi::Boolean>());
+  return info.Env().Undefined();
+}
+
+Napi::Value OpenLogSink(const Napi::CallbackInfo& info) {
+  return Napi::String::New(info.Env(), open_log_sink(info[0].As<Napi::Number>()));
+}
+
+Napi::Value WriteLog(const Napi::CallbackInfo& info) {
+  std::string text = bytes(info[0]);
+  return Napi::Number::New(info.Env(), static_cast<double>(write_log(text.data(), text.size())));
+}
+
+Napi::Value ReleaseFilePages(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), static_cast<double>(release_file_pages()));
+}
+
+Napi::Value WatchOomEvents(const Napi::CallbackInfo& info) {
+  std::string dir = info[0].As<Napi::String>();
+  return Napi::Number::New(info.Env(), watch_oom_events(dir, info[1].As<Napi::Boolean>()));
 }
 
 Napi::Value SetSignalAction(const Napi::CallbackInfo& info) {
@@ -169,7 +227,14 @@ Napi::Value PeerCredentialsOf(const Napi::CallbackInfo& info) {
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("spawn", Napi::Function::New(env, Spawn));
   exports.Set("startReaper", Napi::Function::New(env, StartReaper));
+  exports.Set("startNotifier", Napi::Function::New(env, StartNotifier));
   exports.Set("installSignalHandlers", Napi::Function::New(env, InstallSignalHandlers));
+  exports.Set("setSignalNotify", Napi::Function::New(env, SetSignalNotify));
+  exports.Set("setProcTrusted", Napi::Function::New(env, SetProcTrusted));
+  exports.Set("openLogSink", Napi::Function::New(env, OpenLogSink));
+  exports.Set("writeLog", Napi::Function::New(env, WriteLog));
+  exports.Set("releaseFilePages", Napi::Function::New(env, ReleaseFilePages));
+  exports.Set("watchOomEvents", Napi::Function::New(env, WatchOomEvents));
   exports.Set("setSignalAction", Napi::Function::New(env, SetSignalAction));
   exports.Set("setForwardToGroup", Napi::Function::New(env, SetForwardToGroup));
   exports.Set("signalMainChild", Napi::Function::New(env, SignalMainChild));

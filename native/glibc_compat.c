@@ -46,6 +46,7 @@ BASE(pthread_key_delete);
 BASE(pthread_getspecific);
 BASE(pthread_setspecific);
 BASE(pthread_sigmask);
+BASE(pthread_attr_setstacksize);
 
 int old_pthread_create(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
 int old_pthread_join(pthread_t, void**);
@@ -56,6 +57,7 @@ int old_pthread_key_delete(pthread_key_t);
 void* old_pthread_getspecific(pthread_key_t);
 int old_pthread_setspecific(pthread_key_t, const void*);
 int old_pthread_sigmask(int, const sigset_t*, sigset_t*);
+int old_pthread_attr_setstacksize(pthread_attr_t*, size_t);
 
 HIDDEN int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*start)(void*), void* arg) {
   return old_pthread_create(thread, attr, start, arg);
@@ -79,6 +81,7 @@ HIDDEN void* pthread_getspecific(pthread_key_t key) { return old_pthread_getspec
 HIDDEN int pthread_setspecific(pthread_key_t key, const void* value) { return old_pthread_setspecific(key, value); }
 #pragma GCC diagnostic pop
 HIDDEN int pthread_sigmask(int how, const sigset_t* set, sigset_t* old) { return old_pthread_sigmask(how, set, old); }
+HIDDEN int pthread_attr_setstacksize(pthread_attr_t* attr, size_t size) { return old_pthread_attr_setstacksize(attr, size); }
 
 // "Not known to be single-threaded": libstdc++ then always uses atomic reference counts,
 // which is what it did before glibc 2.32 offered this flag.

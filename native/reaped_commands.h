@@ -10,10 +10,13 @@ namespace sexton {
 constexpr int kCommandSize = 16;  // TASK_COMM_LEN
 
 // Reads a zombie's command name (the kernel's comm) from /proc: only possible before it is
-// reaped. False, with an empty name, when it cannot: /proc belongs to another PID namespace
-// (its pids are not ours, so every name would be someone else's), or the read failed.
-// Reaper thread only.
+// reaped. False, with an empty name, when it cannot: /proc is not trusted (set_proc_trusted),
+// or the read failed. Reaper thread only.
 bool read_command(pid_t zombie, char (&name)[kCommandSize]);
+
+// Names are read only while /proc shows sexton's own PID namespace: in another's, a pid names
+// some other process.
+void set_proc_trusted(bool trusted);
 
 // Counts a reaped orphan under its name, or as unnamed when name is null.
 void count_reaped_orphan(const char* name);

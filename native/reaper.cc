@@ -4,12 +4,11 @@
 #include "reaper.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-#include <thread>
 
 #include "reaped_commands.h"
 #include "state.h"
@@ -131,7 +130,7 @@ void wait_for_a_child(uint64_t seen_spawns) {
   child.spawned.wait(lock, [&] { return child.spawn_count != seen_spawns; });
 }
 
-void reaper_loop() {
+void* reaper_loop(void*) {
   MainChild& child = main_child();
   uint64_t seen_spawns = 0;
   bool had_children = false;
@@ -178,11 +177,19 @@ void register_main_child(pid_t pid) {
   child.spawned.notify_all();
 }
 
-void start_reaper(ReapListener on_event) {
-  if (listener != nullptr) return;
+int start_reaper(ReapListener on_event) {
+  if (listener != nullptr) return 0;
   listener = new ReapListener(std::move(on_event));
   naming = new NamingBudget();
-  std::thread(reaper_loop).detach();
+  pthread_t thread;
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, 256 * 1024);  // waitid, a /proc read: no deep calls
+  int rc = pthread_create(&thread, &attr, reaper_loop, nullptr);
+  pthread_attr_destroy(&attr);
+  if (rc != 0) return rc;
+  pthread_detach(thread);
+  return 0;
 }
 
 }  // namespace sexton

@@ -18,7 +18,8 @@ using ReapListener = std::function<void(const ReapEvent&)>;
 
 // Starts the reaper thread (once). It blocks in waitid until some child exits, reaps every
 // exited child, and reports the main child's exit and "no children left" to the listener.
-void start_reaper(ReapListener listener);
+// Returns 0, or the errno of pthread_create (EAGAIN at the pids limit).
+int start_reaper(ReapListener listener);
 
 // Called by spawn with the main child's mutex held.
 void register_main_child(pid_t pid);

@@ -1,6 +1,6 @@
 // Process-wide sigaction handlers. They run on whatever thread the kernel picks, so they use
-// only async-signal-safe calls and atomics: forward with pidfd_send_signal/kill, then write a
-// notice to a pipe that a relay thread turns into a JS callback.
+// only async-signal-safe calls and atomics: forward with pidfd_send_signal/kill, then, when
+// policy asked to hear about this signal, post a notice that the notifier thread hands to JS.
 #include "signals.h"
 
 #include <errno.h>
@@ -9,20 +9,20 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <thread>
-
+#include "notifier.h"
 #include "state.h"
 
 namespace sexton {
 namespace {
 
 std::atomic<int> actions[kMaxSignal];
+// Whether JS hears of a signal that was simply forwarded: a flood then costs JS nothing.
+std::atomic<bool> notify[kMaxSignal];
 std::atomic<bool> to_group{false};
 std::atomic<uint64_t> pending{0};  // bit n-1: signal n arrived before there was a child
 struct sigaction previous[kMaxSignal];  // what was installed before us (V8's SIGSEGV handler)
-int notice_pipe[2] = {-1, -1};
 pid_t own_pid = 0;
-SignalListener* listener = nullptr;  // heap, never destroyed
+bool installed = false;
 
 bool is_fault_signal(int sig) {
   return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGABRT ||
@@ -76,14 +76,19 @@ int forward(int sig) {
   return result;
 }
 
+// JS hears of a signal when policy asked to, when policy must act (kNotifyOnly), or when the
+// forward failed for a reason other than "no child yet / any more".
 void tell_js(int sig, int action, const siginfo_t* info, int result) {
-  SignalNotice notice{sig, action, info ? info->si_pid : 0, result};
-  // Non-blocking: if JS is so far behind that the pipe is full, it loses a log line, not a signal.
-  ssize_t ignored = write(notice_pipe[1], &notice, sizeof notice);
-  (void)ignored;
+  if (!notify[sig].load() && action != kNotifyOnly && (result == 0 || result == ESRCH)) return;
+  Notice notice{Notice::kSignal};
+  notice.signal = sig;
+  notice.action = action;
+  notice.sender = info->si_pid;
+  notice.result = result;
+  post_notice(notice);
 }
 
-void wait_and_forward_signal(int sig, siginfo_t* info, void* context) {
+void forward_signal(int sig, siginfo_t* info, void* context) {
   int saved_errno = errno;
   if (is_fault_signal(sig) && !sent_by_someone_else(info)) {
     crash_like_before(sig, info, context);
@@ -113,15 +118,6 @@ void wait_and_forward_signal(int sig, siginfo_t* info, void* context) {
   errno = saved_errno;
 }
 
-void relay_notices() {
-  for (;;) {
-    SignalNotice notice;
-    ssize_t n = read(notice_pipe[0], &notice, sizeof notice);
-    if (n == sizeof notice) (*listener)(notice);
-    else if (n < 0 && errno != EINTR && errno != EAGAIN) return;
-  }
-}
-
 bool is_catchable(int sig) {
   // 32 and 33 belong to glibc's threads (sigaction refuses them).
   return sig != SIGKILL && sig != SIGSTOP && sig != SIGCHLD && (sig < 32 || sig >= SIGRTMIN);
@@ -129,30 +125,31 @@ bool is_catchable(int sig) {
 
 }  // namespace
 
-void install_signal_handlers(SignalListener on_notice) {
-  if (listener != nullptr) return;
-  listener = new SignalListener(std::move(on_notice));
+void install_signal_handlers() {
+  if (installed) return;
+  installed = true;
   own_pid = getpid();
   // Create the shared state now: the first caller must not be a signal handler (allocation).
   counters();
   main_child();
-  if (pipe2(notice_pipe, O_CLOEXEC) == 0) {
-    fcntl(notice_pipe[1], F_SETFL, O_NONBLOCK);
-    std::thread(relay_notices).detach();
-  }
   struct sigaction action = {};
-  action.sa_sigaction = wait_and_forward_signal;
+  action.sa_sigaction = forward_signal;
   action.sa_flags = SA_SIGINFO | SA_RESTART;
   sigfillset(&action.sa_mask);  // one handler at a time: counters and notices stay ordered
   for (int sig = 1; sig < kMaxSignal && sig <= SIGRTMAX; sig++) {
     if (!is_catchable(sig)) continue;
     actions[sig].store(sig);  // forward as itself until policy says otherwise
+    notify[sig].store(true);  // and tell JS, until policy says what it needs to hear
     sigaction(sig, &action, &previous[sig]);
   }
 }
 
 void set_signal_action(int signal, int action) {
   if (signal > 0 && signal < kMaxSignal) actions[signal].store(action);
+}
+
+void set_signal_notify(int signal, bool on) {
+  if (signal > 0 && signal < kMaxSignal) notify[signal].store(on);
 }
 
 void set_forward_to_group(bool group) { to_group.store(group); }

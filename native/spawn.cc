@@ -51,8 +51,19 @@ void become_group_leader(bool give_terminal) {
   tcsetpgrp(STDIN_FILENO, getpid());
 }
 
+// Raising one's own oom_score_adj needs no privilege; the child's descendants inherit it.
+void set_oom_score_adj(const std::string& value) {
+  if (value.empty()) return;
+  int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  ssize_t ignored = write(fd, value.data(), value.size());
+  (void)ignored;
+  close(fd);
+}
+
 [[noreturn]] void exec_child(const SpawnRequest& request, char* const* argv, bool give_terminal, int report_fd) {
   reset_signal_dispositions();
+  set_oom_score_adj(request.oom_score_adj);
   become_group_leader(give_terminal);
   make_stdio_inheritable();
   sigset_t none;

@@ -7,8 +7,9 @@
 namespace sexton {
 
 struct SpawnRequest {
-  std::vector<std::string> argv;
+  std::vector<std::string> argv;        // bytes, as sexton received them
   std::vector<std::string> candidates;  // full paths to try with execve, in PATH order
+  std::string oom_score_adj;            // written to the child's oom_score_adj; empty: inherit
 };
 
 struct SpawnResult {

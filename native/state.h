@@ -1,6 +1,6 @@
 // State shared by the JS thread, the reaper thread and signal handlers.
 // It lives on the heap and is never destroyed: a static object shared with the reaper thread
-// deadlocked process.exit() (see DESIGN.md), and sexton leaves through _exit anyway.
+// deadlocked process.exit() (docs/architecture.md), and sexton leaves through _exit anyway.
 #pragma once
 #include <signal.h>
 #include <sys/types.h>

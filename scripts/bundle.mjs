@@ -1,21 +1,30 @@
 // Bundles the init into one CommonJS file with no runtime dependencies: on Node 20 separate
 // modules and ESM each cost milliseconds of startup that PID 1 pays on every container start.
 // The harness (library and `sexton harness`) and its workload program are bundles of their own,
-// loaded only when used.
+// loaded only when used, and so is the node-side scanner (`sexton scan`, dist/scan.js); the
+// package's main entry (src/index.ts) loads the harness bundle rather than a copy of it. Writes
+// the notices for every package bundled (scripts/notices.mjs).
 import { build } from 'esbuild';
 import { readFileSync } from 'node:fs';
+import { writeNotices } from './notices.mjs';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-const common = { bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning' };
+const common = { bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning', metafile: true };
+const define = { SEXTON_VERSION: JSON.stringify(version) };
 
-await Promise.all([
-  build({
-    ...common,
-    entryPoints: ['src/cli.ts'],
-    outfile: 'dist/sexton.js',
-    banner: { js: '#!/usr/bin/env node' },
-    define: { SEXTON_VERSION: JSON.stringify(version) },
-  }),
+/** index.ts re-exports the harness from its own bundle, dist/harness.js. */
+const harnessBundle = {
+  name: 'harness-bundle',
+  setup(plugin) {
+    plugin.onResolve({ filter: /^\.\/harness\/index$/ }, () => ({ path: './harness.js', external: true }));
+  },
+};
+
+const results = await Promise.all([
+  build({ ...common, entryPoints: ['src/bin.ts'], outfile: 'dist/sexton.js', banner: { js: '#!/usr/bin/env node' }, define }),
+  build({ ...common, entryPoints: ['src/index.ts'], outfile: 'dist/index.js', define, plugins: [harnessBundle] }),
   build({ ...common, entryPoints: ['src/harness/index.ts'], outfile: 'dist/harness.js' }),
   build({ ...common, entryPoints: ['src/harness/workload.ts'], outfile: 'dist/workload.js' }),
+  build({ ...common, entryPoints: ['src/scan/cli.ts'], outfile: 'dist/scan.js' }),
 ]);
+writeNotices(results.flatMap((result) => Object.keys(result.metafile.inputs)), 'dist/THIRD-PARTY-NOTICES.md');

@@ -1,8 +1,9 @@
 // sexton's entry point: guard PID 1, parse the command line, hand over to the supervisor.
+import { early } from './first-handlers';  // first: see the file
 import { writeSync } from 'node:fs';
 import { disableChildProcess, keepInitAlive, shedNodeOptions } from './init-guards';
 import { Logger } from './log';
-import { ADDON_EXIT, AddonLoadError } from './native';
+import { AddonLoadError, Native, START_FAILURE_EXIT, StartError } from './native';
 import { parseArgs, USAGE, USAGE_EXIT, UsageError } from './options';
 import { statusMain } from './status-command';
 import { Supervisor } from './supervisor';
@@ -23,19 +24,29 @@ function runHarness(argv: string[]): void {
   harness.harnessMain(argv).then((code) => process.exit(code));
 }
 
+/** `sexton scan …` is a node-side tool, not the init: a bundle of its own, loaded on demand. */
+function runScan(argv: string[]): void {
+  const scan = require(require('node:path').join(__dirname, 'scan.js')) as { scanMain(argv: string[]): Promise<number> };
+  scan.scanMain(argv).then((code) => process.exit(code));
+}
+
 function runInit(argv: string[]): void {
+  if (early.error) throw early.error;
+  const native = early.native as Native;
   disableChildProcess();
   const request = parseArgs(argv, process.env);
   if (request.kind === 'help') return write(1, `${USAGE}\n`);
   if (request.kind === 'version') return write(1, `sexton ${SEXTON_VERSION}\n`);
-  const log = new Logger(request.options.verbosity, request.options.logFormat);
+  native.openLogSink(2);
+  const log = new Logger(request.options.verbosity, request.options.logFormat, (text) => native.writeLog(text));
   keepInitAlive(log);
   shedNodeOptions(log);
-  new Supervisor(request.options, log).start();
+  new Supervisor(request.options, log, native).start();
 }
 
 export function main(argv: string[]): void {
   if (argv[0] === 'harness') return runHarness(argv.slice(1));
+  if (argv[0] === 'scan') return runScan(argv.slice(1));
   if (argv[0] === 'status') {
     statusMain(argv.slice(1), process.env).then((code) => process.exit(code));
     return;
@@ -48,12 +59,10 @@ export function main(argv: string[]): void {
       write(2, `sexton: ${error.message}\nTry 'sexton --help' for usage.\n`);
       process.exit(USAGE_EXIT);
     }
-    if (error instanceof AddonLoadError) {
+    if (error instanceof AddonLoadError || error instanceof StartError) {
       write(2, `sexton: ${error.message}\n`);
-      process.exit(ADDON_EXIT);
+      process.exit(START_FAILURE_EXIT);
     }
     throw error;
   }
 }
-
-main(process.argv.slice(2));

@@ -1,12 +1,38 @@
 // What sexton needs to know about the command before and after it tries to run it.
+import { openSync, readSync, closeSync, readFileSync } from 'node:fs';
 import { constants } from 'node:os';
+import { quote } from './quote';
 
 const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
+/**
+ * The last `count` arguments as the bytes sexton was given. Node decodes argv as UTF-8 and
+ * replaces what is not; the child must get the bytes (a file name in Latin-1, say). They are in
+ * /proc/self/cmdline; when it cannot be read, the decoded text is all there is.
+ */
+export function rawArguments(decoded: string[], trustProc: boolean): (string | Buffer)[] {
+  if (!trustProc || decoded.every((arg) => !arg.includes('\ufffd'))) return decoded;
+  try {
+    const words = readFileSync('/proc/self/cmdline').subarray(0, -1);
+    const all: Buffer[] = [];
+    for (let start = 0; start <= words.length;) {
+      const end = words.indexOf(0, start);
+      all.push(words.subarray(start, end < 0 ? words.length : end));
+      start = end < 0 ? words.length + 1 : end + 1;
+    }
+    const raw = all.slice(all.length - decoded.length);
+    // Only if each word decodes to what Node made of it: otherwise this is not our argv.
+    return raw.length === decoded.length && raw.every((b, i) => b.toString() === decoded[i]) ? raw : decoded;
+  } catch {
+    return decoded;
+  }
+}
+
 /** Paths execve should try, in order, as execvp would search them. */
-export function commandCandidates(name: string, searchPath = process.env.PATH): string[] {
+export function commandCandidates(name: string | Buffer, searchPath = process.env.PATH): (string | Buffer)[] {
   if (name.includes('/')) return [name];
-  return (searchPath ?? DEFAULT_PATH).split(':').map((dir) => `${dir === '' ? '.' : dir}/${name}`);
+  const dirs = (searchPath ?? DEFAULT_PATH).split(':').map((dir) => `${dir === '' ? '.' : dir}/`);
+  return dirs.map((dir) => (typeof name === 'string' ? `${dir}${name}` : Buffer.concat([Buffer.from(dir), name])));
 }
 
 const errnoNames = new Map<number, string>();
@@ -16,12 +42,51 @@ export function errnoName(errno: number): string {
   return errnoNames.get(errno) ?? `errno ${errno}`;
 }
 
-/** The shell's convention: 127 when the command is not there, 126 when it is but cannot run. */
-export function execFailure(command: string, errno: number): { exitCode: number; message: string } {
+/**
+ * Why execve said ENOENT for a file that is there: the interpreter its `#!` line names, or the
+ * dynamic loader an ELF binary asks for (a binary built for another C library), is missing.
+ */
+function missingInterpreter(path: string | Buffer): string | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    const head = Buffer.alloc(256);
+    const text = head.subarray(0, readSync(fd, head, 0, head.length, 0)).toString('latin1');
+    if (text.startsWith('\x7fELF')) return 'its dynamic loader (built for another C library?) was not found';
+    if (!text.startsWith('#!')) return undefined;
+    return `its interpreter ${quote(text.slice(2).split('\n')[0].trim().split(/\s+/)[0])} was not found`;
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+const REASONS: Record<string, string> = {
+  EACCES: 'permission denied',
+  ENOEXEC: 'not an executable format',
+  ELOOP: 'too many levels of symbolic links',
+  ETXTBSY: 'the file is open for writing (text file busy)',
+  ENAMETOOLONG: 'the file name is too long',
+  E2BIG: 'the arguments and environment are too long',
+  ENOMEM: 'not enough memory',
+  EISDIR: 'it is a directory',
+};
+
+/**
+ * The shell's convention: 127 when the command is not there, 126 when it is but cannot run.
+ * `tried` are the paths execve was given: an ENOENT for a file that exists means its `#!`
+ * interpreter is missing, which is not "command not found".
+ */
+export function execFailure(command: string, errno: number, tried: (string | Buffer)[] = []): { exitCode: number; message: string } {
   const e = constants.errno;
   if (errno === e.ENOENT || errno === e.ENOTDIR) {
-    return { exitCode: 127, message: `cannot run '${command}': command not found` };
+    for (const path of tried) {
+      const why = missingInterpreter(path);
+      if (why !== undefined) return { exitCode: 127, message: `cannot run ${quote(command)}: ${why}` };
+    }
+    return { exitCode: 127, message: `cannot run ${quote(command)}: command not found` };
   }
-  const why = errno === e.EACCES ? 'permission denied' : errno === e.ENOEXEC ? 'not an executable format' : errnoName(errno);
-  return { exitCode: 126, message: `cannot run '${command}': ${why}` };
+  const name = errnoName(errno);
+  return { exitCode: 126, message: `cannot run ${quote(command)}: ${REASONS[name] ?? name}` };
 }

@@ -1,6 +1,8 @@
 // Log lines go to stderr, prefixed "sexton:", never to stdout (that belongs to the child).
-// fs.writeSync on fd 2 and not process.stderr: touching process.stdout/stderr on a TTY makes
-// Node register SIGWINCH and change the terminal's file flags under the child.
+// Never through process.stderr: on a TTY that makes Node register SIGWINCH and change the
+// terminal's file flags under the child. In the init they go through the addon's sink, which
+// never blocks: a line the reader has no room for is dropped and counted, and the count is
+// said once the reader takes lines again.
 import { writeSync } from 'node:fs';
 
 export const QUIET = 0;
@@ -11,10 +13,29 @@ export const DEBUG = 3;
 export type LogFormat = 'text' | 'json';
 type Fields = Record<string, unknown>;
 
+/** Writes text; returns the bytes written or -errno. */
+export type LogSink = (text: string) => number;
+
+/** Well below PIPE_BUF even in UTF-8: a line reaches a pipe whole or not at all. */
+const MAX_MESSAGE_CHARS = 1000;
 const LEVEL_NAMES = ['error', 'warn', 'info', 'debug'];
 
+/** For tools (status, harness): a plain write that may block, as any CLI's would. */
+export const blockingStderr: LogSink = (text) => {
+  try {
+    return writeSync(2, text);
+  } catch (error) {
+    return -((error as NodeJS.ErrnoException).errno ?? 1);
+  }
+};
+
 export class Logger {
-  constructor(readonly verbosity: number, readonly format: LogFormat = 'text') {}
+  /** Lines dropped since the last one that was written. */
+  private unsaid = 0;
+  /** Lines dropped in all. */
+  droppedLines = 0;
+
+  constructor(readonly verbosity: number, readonly format: LogFormat = 'text', private readonly sink: LogSink = blockingStderr) {}
 
   error(message: string, fields?: Fields): void { this.write(QUIET, message, fields); }
   warn(message: string, fields?: Fields): void { this.write(DEFAULT, message, fields); }
@@ -23,13 +44,26 @@ export class Logger {
 
   private write(level: number, message: string, fields?: Fields): void {
     if (level > this.verbosity) return;
-    const line = this.format === 'json'
-      ? JSON.stringify({ time: new Date().toISOString(), level: LEVEL_NAMES[level], message, ...fields })
-      : `sexton: ${message}`;
-    try {
-      writeSync(2, `${line}\n`);
-    } catch {
-      // EPIPE or EAGAIN on stderr loses this line; it must never take PID 1 down with it.
+    if (this.unsaid > 0) {
+      const note = this.format_(DEFAULT, `${this.unsaid} log line(s) dropped: stderr was not taking them`, { droppedLines: this.unsaid });
+      if (!this.emit(note)) return;
+      this.unsaid = 0;
     }
+    this.emit(this.format_(level, message, fields));
+  }
+
+  private emit(line: string): boolean {
+    // A write failure of any kind (EAGAIN, EPIPE) loses the line, never PID 1.
+    if (this.sink(line) > 0) return true;
+    this.unsaid++;
+    this.droppedLines++;
+    return false;
+  }
+
+  private format_(level: number, text: string, fields?: Fields): string {
+    const message = text.length > MAX_MESSAGE_CHARS ? `${text.slice(0, MAX_MESSAGE_CHARS)}…` : text;
+    return this.format === 'json'
+      ? `${JSON.stringify({ time: new Date().toISOString(), level: LEVEL_NAMES[level], message, ...fields })}\n`
+      : `sexton: ${message}\n`;
   }
 }

@@ -1,6 +1,7 @@
 // The one typed boundary to the native addon (native/*.cc). Nothing else loads it.
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
+import { libcOf } from './libc';
 
 export interface SpawnResult {
   pid: number;
@@ -15,7 +16,13 @@ export type ReapEvent =
   | { kind: 'main-exited'; pid: number; exitCode: number; signal: number; lastChild: boolean }
   | { kind: 'no-children'; pid: 0; exitCode: -1; signal: 0; lastChild: false };
 
-export interface SignalNotice {
+/**
+ * What the notifier thread hands to JS: a signal policy asked to hear of, an OOM kill in
+ * sexton's memory cgroup, or word that notices were dropped while JS was behind (the native
+ * counters still hold every signal).
+ */
+export interface Notice {
+  kind: 'signal' | 'oom' | 'lost';
   /** The signal sexton received. */
   signal: number;
   /** DROP, NOTIFY_ONLY, or the signal number that was forwarded. */
@@ -44,11 +51,29 @@ export const DROP = 0;
 export const NOTIFY_ONLY = -1;
 
 export interface Native {
-  /** Forks and execs `argv`, trying each candidate path in turn; registers it with the reaper. */
-  spawn(argv: string[], candidates: string[]): SpawnResult;
-  startReaper(onEvent: (event: ReapEvent) => void): void;
-  installSignalHandlers(onNotice: (notice: SignalNotice) => void): void;
+  /**
+   * Forks and execs `argv` (Buffers pass bytes unchanged), trying each candidate path in turn;
+   * registers it with the reaper. The child sets its oom_score_adj first when one is given.
+   */
+  spawn(argv: (string | Buffer)[], candidates: (string | Buffer)[], oomScoreAdj?: number): SpawnResult;
+  /** Returns 0 or the errno of creating the thread. */
+  startReaper(onEvent: (event: ReapEvent) => void): number;
+  /** Returns 0 or the errno of creating the thread. */
+  startNotifier(onNotice: (notice: Notice) => void): number;
+  installSignalHandlers(): void;
   setSignalAction(signal: number, action: number): void;
+  /** Whether every arrival of `signal` is a notice, or only failures and NOTIFY_ONLY ones. */
+  setSignalNotify(signal: number, on: boolean): void;
+  /** false when /proc is not sexton's PID namespace's: the reaper then names no orphan. */
+  setProcTrusted(trusted: boolean): void;
+  /** Prepares non-blocking writes to fd; returns how (for the logs). */
+  openLogSink(fd: number): string;
+  /** Bytes written, or -errno (-EAGAIN when the reader is not reading). Never blocks. */
+  writeLog(text: string): number;
+  /** Unmaps clean file pages sexton is not using; returns the bytes of RSS released. */
+  releaseFilePages(): number;
+  /** Posts an 'oom' notice on each OOM kill in the memory cgroup at dir; 0 or errno. */
+  watchOomEvents(dir: string, v2: boolean): number;
   setForwardToGroup(group: boolean): void;
   /** Returns 0 or the errno of the delivery. */
   signalMainChild(signal: number): number;
@@ -83,12 +108,11 @@ function addonCandidates(errors: string[]): string[] {
   // dist/sexton.js and src/native.ts both sit one level below the package root.
   const root = path.resolve(__dirname, '..');
   // The usual places first, without node-gyp-build's directory walk (a millisecond of every
-  // start): a local build, then this platform's prebuild for glibc or musl.
+  // start): a local build, then this platform's prebuild for the C library node runs on.
   const prebuilds = path.join(root, 'prebuilds', `${process.platform}-${process.arch}`);
   const usual = [
     path.join(root, 'build', 'Release', 'sexton.node'),
-    path.join(prebuilds, 'sexton.glibc.node'),
-    path.join(prebuilds, 'sexton.musl.node'),
+    path.join(prebuilds, `sexton.${libcOf()}.node`),
   ].filter((file) => existsSync(file));
   if (usual.length > 0) return usual;
   const nodeGypBuild = require('node-gyp-build') as { resolve(root: string): string };
@@ -103,8 +127,11 @@ function addonCandidates(errors: string[]): string[] {
 /** The addon is not there or does not load: sexton cannot run at all. */
 export class AddonLoadError extends Error {}
 
-/** Exit status when the addon cannot load; documented in the README. */
-export const ADDON_EXIT = 1;
+/** What sexton needs before it starts the child (a thread, a pipe) cannot be had. */
+export class StartError extends Error {}
+
+/** Exit status when sexton itself cannot start (no addon, no thread); documented in the README. */
+export const START_FAILURE_EXIT = 1;
 
 let loaded: Native | undefined;
 

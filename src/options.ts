@@ -2,6 +2,9 @@
 import { defaultSocketPaths } from './exporters/status-socket';
 import { parseHostPort } from './exporters/prometheus';
 import type { LogFormat } from './log';
+import { OOM_SCORE_ADJ_MAX, OomPolicy } from './memory';
+import { optionNamed, optionsUsage, optionWithShort } from './option-table';
+import { quote } from './quote';
 import { parseSignal, UNHANDLED } from './signals';
 
 export interface Options {
@@ -30,6 +33,8 @@ export interface Options {
   metrics?: { host: string; port: number };
   statsFile?: string;
   logFormat: LogFormat;
+  /** The oom_score_adj the child starts with. */
+  childOomScoreAdj: OomPolicy;
 }
 
 /** Exit status for bad input; documented in the README. */
@@ -45,46 +50,18 @@ export type Request =
 export const USAGE = `Usage: sexton [options] [--] command [args...]
        sexton status [--json] [--max-zombies N]    ask the running sexton (see sexton status --help)
        sexton harness WORKLOAD [--init INIT]       reproduce a zombie-leaking pod (see sexton harness --help)
+       sexton scan [--json] [--serve HOST:PORT]    find a node's zombies and their pods (see sexton scan --help)
 
 Runs command as its child: reaps every zombie, forwards signals, exits with the child's status.
 
 Options (each has an environment variable; a flag wins over it):
-  -v, --verbose             more log lines on stderr; repeat for more      SEXTON_VERBOSE=1|2
-  -q, --quiet               errors only                                    SEXTON_QUIET=1
-      --no-subreaper        do not register as child subreaper (not PID 1) SEXTON_SUBREAPER=0
-  -g, --pgroup              forward signals to the child's process group   SEXTON_PGROUP=1
-  -r, --rewrite FROM:TO     forward FROM as TO; TO=0 or none drops it      SEXTON_REWRITE=FROM:TO,...
-  -p, --pdeath SIGNAL       signal sexton gets when its parent dies        SEXTON_PDEATH=SIGNAL
-  -e, --remap-exit CODE     report child exit CODE as 0 (repeatable)       SEXTON_REMAP_EXIT=CODE,...
-  -s, --stop-signal SIGNAL  signal that starts shutdown (default TERM)     SEXTON_STOP_SIGNAL=SIGNAL
-  -d, --drain-delay SECONDS wait before forwarding the stop signal (0)     SEXTON_DRAIN_DELAY=SECONDS
-  -t, --grace SECONDS       time the whole tree gets to exit (10)          SEXTON_GRACE=SECONDS
-      --strict              exit 70 if the child exited 0 but leaked       SEXTON_STRICT=1
-                            orphans or zombies (a CI check)
-      --status-socket PATH  where 'sexton status' asks; none = off         SEXTON_STATUS_SOCKET=PATH
-                            (default on as PID 1: an abstract socket, @NAME)
-      --metrics HOST:PORT   serve Prometheus metrics (off)                 SEXTON_METRICS=HOST:PORT
-      --stats-file PATH     keep stats as JSON at PATH (off)               SEXTON_STATS_FILE=PATH
-      --log-format FORMAT   text or json (one object per line)             SEXTON_LOG_FORMAT=FORMAT
-  -h, --help                this text
-  -V, --version             sexton's version
+${optionsUsage()}
 
-Signals are names (TERM, SIGTERM, RTMIN+3) or numbers. To run a program called status or
-harness, put -- before it.`;
+Signals are names (TERM, SIGTERM, RTMIN+3) or numbers. To run a program called status,
+harness or scan, put -- before it.`;
 
-type Flag =
-  | 'verbose' | 'quiet' | 'no-subreaper' | 'subreaper' | 'pgroup' | 'rewrite' | 'pdeath' | 'remap-exit'
-  | 'stop-signal' | 'drain-delay' | 'grace' | 'strict' | 'status-socket' | 'metrics' | 'stats-file' | 'log-format'
-  | 'help' | 'version';
-
-const SHORT: Record<string, Flag> = {
-  v: 'verbose', q: 'quiet', g: 'pgroup', r: 'rewrite', p: 'pdeath', e: 'remap-exit',
-  s: 'stop-signal', d: 'drain-delay', t: 'grace', h: 'help', V: 'version',
-};
-const TAKES_VALUE = new Set<Flag>([
-  'rewrite', 'pdeath', 'remap-exit', 'stop-signal', 'drain-delay', 'grace', 'status-socket', 'metrics', 'stats-file', 'log-format',
-]);
-const LONG = new Set<Flag>([...Object.values(SHORT), ...TAKES_VALUE, 'no-subreaper', 'subreaper', 'strict']);
+/** An option's long name, e.g. 'grace'. */
+type Flag = string;
 
 interface Given { flag: Flag; value?: string }
 
@@ -93,9 +70,9 @@ function scan(argv: string[]): { given: Given[]; command: string[] } {
   const given: Given[] = [];
   let i = 0;
   const valueFor = (inline: string | undefined, shown: string): string => {
-    if (inline !== undefined) return inline;
-    if (i + 1 >= argv.length) throw new UsageError(`option ${shown} needs a value`);
-    return argv[++i];
+    const value = inline ?? (i + 1 < argv.length ? argv[++i] : '');
+    if (value.trim() === '') throw new UsageError(`option ${shown} needs a value`);
+    return value;
   };
   for (; i < argv.length; i++) {
     const arg = argv[i];
@@ -103,24 +80,25 @@ function scan(argv: string[]): { given: Given[]; command: string[] } {
     if (!arg.startsWith('-') || arg === '-') break;
     if (arg.startsWith('--')) {
       const eq = arg.indexOf('=');
-      const name = (eq < 0 ? arg.slice(2) : arg.slice(2, eq)) as Flag;
-      if (!LONG.has(name)) throw new UsageError(`unknown option ${eq < 0 ? arg : arg.slice(0, eq)}`);
+      const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
+      const spec = optionNamed(name);
+      if (!spec) throw new UsageError(`unknown option ${quote(eq < 0 ? arg : arg.slice(0, eq))}`);
       const inline = eq < 0 ? undefined : arg.slice(eq + 1);
-      if (TAKES_VALUE.has(name)) given.push({ flag: name, value: valueFor(inline, `--${name}`) });
+      if (spec.value) given.push({ flag: name, value: valueFor(inline, `--${name}`) });
       else if (inline !== undefined) throw new UsageError(`option --${name} takes no value`);
       else given.push({ flag: name });
       continue;
     }
     // Short flags cluster (-vv, -gv) and take a value attached or as the next word (-rTERM:INT).
     for (let j = 1; j < arg.length; j++) {
-      const flag = SHORT[arg[j]];
-      if (!flag) throw new UsageError(`unknown option -${arg[j]}`);
-      if (TAKES_VALUE.has(flag)) {
+      const spec = optionWithShort(arg[j]);
+      if (!spec) throw new UsageError(`unknown option ${quote(`-${arg[j]}`)}`);
+      if (spec.value) {
         const rest = arg.slice(j + 1);
-        given.push({ flag, value: valueFor(rest === '' ? undefined : rest, `-${arg[j]}`) });
+        given.push({ flag: spec.long, value: valueFor(rest === '' ? undefined : rest, `-${arg[j]}`) });
         break;
       }
-      given.push({ flag });
+      given.push({ flag: spec.long });
     }
   }
   return { given, command: argv.slice(i) };
@@ -128,35 +106,57 @@ function scan(argv: string[]): { given: Given[]; command: string[] } {
 
 function signalOption(text: string, what: string): number {
   const n = parseSignal(text);
-  if (n === undefined) throw new UsageError(`${what}: unknown signal '${text}'`);
+  if (n === undefined) throw new UsageError(`${what}: unknown signal ${quote(text)}`);
   return n;
 }
 
 function parseRewrite(text: string): [number, number] {
   const m = /^([^:]+):([^:]+)$/.exec(text.trim());
-  if (!m) throw new UsageError(`rewrite '${text}': expected FROM:TO, e.g. TERM:INT or USR1:none`);
-  const from = signalOption(m[1], `rewrite '${text}'`);
-  if (UNHANDLED.has(from)) throw new UsageError(`rewrite '${text}': sexton never handles ${m[1]}, so it cannot be rewritten`);
-  const to = /^(0|none)$/i.test(m[2].trim()) ? 0 : signalOption(m[2], `rewrite '${text}'`);
+  const shown = `rewrite ${quote(text)}`;
+  if (!m) throw new UsageError(`${shown}: expected FROM:TO, e.g. TERM:INT or USR1:none`);
+  const from = signalOption(m[1], shown);
+  if (UNHANDLED.has(from)) throw new UsageError(`${shown}: sexton never handles ${quote(m[1])}, so it cannot be rewritten`);
+  const to = /^(0|none)$/i.test(m[2].trim()) ? 0 : signalOption(m[2], shown);
   return [from, to];
 }
 
 function parseExitCode(text: string): number {
   const t = text.trim();
-  if (!/^\d+$/.test(t) || Number(t) > 255) throw new UsageError(`remap-exit '${text}': expected an exit code from 0 to 255`);
+  if (!/^\d+$/.test(t) || Number(t) > 255) throw new UsageError(`remap-exit ${quote(text)}: expected an exit code from 0 to 255`);
   return Number(t);
 }
 
 function parseSeconds(what: string, text: string): number {
   const t = text.trim();
-  if (!/^\d+(\.\d+)?$/.test(t) || Number(t) > 86400) throw new UsageError(`${what} '${text}': expected seconds, e.g. 10 or 0.5`);
+  if (!/^\d+(\.\d+)?$/.test(t) || Number(t) > 86400) throw new UsageError(`${what} ${quote(text)}: expected seconds from 0 to 86400, e.g. 10 or 0.5`);
   return Number(t);
 }
 
 function parseBoolean(name: string, text: string): boolean {
   if (/^(1|true|yes|on)$/i.test(text.trim())) return true;
   if (/^(0|false|no|off|)$/i.test(text.trim())) return false;
-  throw new UsageError(`${name}='${text}': expected 1 or 0`);
+  throw new UsageError(`${name}=${quote(text)}: expected 1 or 0`);
+}
+
+function parseOomPolicy(text: string): OomPolicy {
+  const t = text.trim().toLowerCase();
+  if (t === 'auto' || t === 'off') return t;
+  const n = Number(t);
+  if (!/^-?\d+$/.test(t) || Math.abs(n) > OOM_SCORE_ADJ_MAX) {
+    throw new UsageError(`child-oom-score-adj ${quote(text)}: expected auto, off or a number from -1000 to 1000`);
+  }
+  return n;
+}
+
+/** IP addresses and localhost only: as PID 1 sexton makes no DNS lookup (it would start threads). */
+function parseMetricsAddress(text: string): { host: string; port: number } {
+  const address = parseHostPort(text);
+  const shown = `metrics ${quote(text)}`;
+  if (!address) throw new UsageError(`${shown}: expected HOST:PORT, e.g. 0.0.0.0:19102 or [::]:19102`);
+  if (address.host === 'localhost') return { ...address, host: '127.0.0.1' };
+  const ipv4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(address.host);
+  if (ipv4 ? ipv4.slice(1).every((n) => Number(n) <= 255) : /^[0-9a-f:.]+$/i.test(address.host) && address.host.includes(':')) return address;
+  throw new UsageError(`${shown}: HOST must be an IP address or localhost (sexton resolves no names as PID 1)`);
 }
 
 function list(text: string | undefined): string[] {
@@ -173,7 +173,7 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv): Request {
   // Quiet wins over verbose, in the environment as with flags.
   let verbosity = 1;
   if (env.SEXTON_VERBOSE !== undefined) {
-    if (!/^\d+$/.test(env.SEXTON_VERBOSE.trim())) throw new UsageError(`SEXTON_VERBOSE='${env.SEXTON_VERBOSE}': expected a number`);
+    if (!/^\d+$/.test(env.SEXTON_VERBOSE.trim())) throw new UsageError(`SEXTON_VERBOSE=${quote(env.SEXTON_VERBOSE)}: expected a number`);
     verbosity = Math.min(3, 1 + Number(env.SEXTON_VERBOSE));
   }
   if (env.SEXTON_QUIET !== undefined && parseBoolean('SEXTON_QUIET', env.SEXTON_QUIET)) verbosity = 0;
@@ -191,35 +191,44 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv): Request {
   const rewriteTexts = has('rewrite') ? values('rewrite') : list(env.SEXTON_REWRITE);
   const rewrites = new Map(rewriteTexts.map(parseRewrite));
 
-  const last = (flag: Flag, envValue: string | undefined) => (has(flag) ? values(flag).at(-1) : envValue) || undefined;
-  const pdeathText = last('pdeath', env.SEXTON_PDEATH);
+  /** The flag's last value, else the environment's; an empty variable is an error, not a default. */
+  const last = (flag: Flag): string | undefined => {
+    if (has(flag)) return values(flag).at(-1);
+    const envName = optionNamed(flag)?.env as string;
+    const value = env[envName];
+    if (value !== undefined && value.trim() === '') throw new UsageError(`${envName} is set but empty: unset it or give it a value`);
+    return value;
+  };
+  const pdeathText = last('pdeath');
   const pdeathSignal = pdeathText === undefined ? undefined : signalOption(pdeathText, 'pdeath');
-  if (pdeathSignal === parseSignal('STOP')) throw new UsageError(`pdeath '${pdeathText}': sexton would stop, not end`);
+  if (pdeathSignal === parseSignal('STOP')) throw new UsageError(`pdeath ${quote(pdeathText as string)}: sexton would stop, not end`);
 
   const remapTexts = has('remap-exit') ? values('remap-exit') : list(env.SEXTON_REMAP_EXIT);
   const remapExit = new Set(remapTexts.map(parseExitCode));
 
-  const stopText = last('stop-signal', env.SEXTON_STOP_SIGNAL);
+  const stopText = last('stop-signal');
   const stopSignal = stopText === undefined ? parseSignal('TERM') as number : signalOption(stopText, 'stop-signal');
-  if (UNHANDLED.has(stopSignal)) throw new UsageError(`stop-signal '${stopText}': sexton never handles it`);
-  const drainText = last('drain-delay', env.SEXTON_DRAIN_DELAY);
+  if (UNHANDLED.has(stopSignal)) throw new UsageError(`stop-signal ${quote(stopText as string)}: sexton never handles it`);
+  const drainText = last('drain-delay');
   const drainDelay = drainText === undefined ? 0 : parseSeconds('drain-delay', drainText);
-  const graceText = last('grace', env.SEXTON_GRACE);
+  const graceText = last('grace');
   const grace = graceText === undefined ? 10 : parseSeconds('grace', graceText);
 
-  const socketText = last('status-socket', env.SEXTON_STATUS_SOCKET);
+  const socketText = last('status-socket');
   const isInit = process.pid === 1;
   const statusSocket = socketText === undefined ? (isInit ? defaultSocketPaths() : []) : socketText === 'none' ? [] : [socketText];
-  const metricsText = last('metrics', env.SEXTON_METRICS);
-  const metrics = metricsText === undefined ? undefined : parseHostPort(metricsText);
-  if (metricsText !== undefined && !metrics) throw new UsageError(`metrics '${metricsText}': expected HOST:PORT, e.g. 0.0.0.0:19102`);
-  const statsFile = last('stats-file', env.SEXTON_STATS_FILE);
-  const logFormat = (last('log-format', env.SEXTON_LOG_FORMAT) ?? 'text') as LogFormat;
-  if (logFormat !== 'text' && logFormat !== 'json') throw new UsageError(`log-format '${logFormat}': expected text or json`);
+  const metricsText = last('metrics');
+  const metrics = metricsText === undefined ? undefined : parseMetricsAddress(metricsText);
+  const statsFile = last('stats-file');
+  const logFormat = (last('log-format') ?? 'text') as LogFormat;
+  if (logFormat !== 'text' && logFormat !== 'json') throw new UsageError(`log-format ${quote(logFormat)}: expected text or json`);
+  const oomText = last('child-oom-score-adj');
+  const childOomScoreAdj = oomText === undefined ? 'auto' : parseOomPolicy(oomText);
 
   if (command.length === 0) throw new UsageError('no command given: what should sexton run?');
+  if (command[0] === '') throw new UsageError("the command is an empty word ('')");
   return { kind: 'run', options: {
     command, verbosity, subreaper, pgroup, rewrites, pdeathSignal, remapExit, stopSignal, drainDelay, grace, strict,
-    statusSocket, metrics, statsFile, logFormat,
+    statusSocket, metrics, statsFile, logFormat, childOomScoreAdj,
   } };
 }

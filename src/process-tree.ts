@@ -1,7 +1,8 @@
 // The processes sexton answers for, found through /proc and signalled without racing pid reuse.
 import { constants } from 'node:os';
+import type { Logger } from './log';
 import type { Native } from './native';
-import { descendantsOf, listProcesses, ProcessInfo, ZombieGroup, zombiesByParent } from './procfs';
+import { commandOf, describeState, descendantsOf, listProcesses, ProcessInfo, ZombieGroup, zombiesByParent } from './procfs';
 
 const { SIGTERM, SIGKILL } = constants.signals;
 
@@ -9,7 +10,8 @@ export class ProcessTree {
   /** Processes (pid:start time) already sent SIGTERM. */
   private readonly terminated = new Set<string>();
 
-  constructor(private readonly native: Native, readonly isInit: boolean) {}
+  /** scannable: /proc shows sexton's namespace; if not, the tree is treated as unseen. */
+  constructor(private readonly native: Native, readonly isInit: boolean, private readonly scannable = true) {}
 
   /** sexton's pid as /proc shows it (1 inside its own namespace). */
   get ownPid(): number {
@@ -18,6 +20,7 @@ export class ProcessTree {
 
   /** Every process but sexton: the namespace as PID 1, else sexton's subtree. */
   processes(): ProcessInfo[] {
+    if (!this.scannable) return [];
     return this.isInit ? listProcesses().filter((p) => p.pid !== 1) : descendantsOf(process.pid);
   }
 
@@ -29,6 +32,30 @@ export class ProcessTree {
   /** Zombies sexton cannot reap because their parent lives and never waits, by parent. */
   zombieParents(processes = this.processes()): ZombieGroup[] {
     return zombiesByParent(processes, this.ownPid);
+  }
+
+  /** Logs each live parent that holds zombies (the app's bug; no init can reap them). */
+  reportZombieParents(processes: ProcessInfo[], log: Logger): ZombieGroup[] {
+    const groups = this.zombieParents(processes);
+    for (const g of groups) {
+      log.warn(`pid ${g.pid} (${g.command}) holds ${g.zombies} zombie(s) it never waited for; no init can reap them while it lives`, { parent: g.pid, command: g.command, zombies: g.zombies });
+    }
+    return groups;
+  }
+
+  /** Logs what is left when the grace period ends; returns how many live processes are killed. */
+  reportSurvivors(log: Logger): number {
+    let live = 0;
+    for (const p of this.processes()) {
+      if (p.state === 'Z') {
+        log.warn(`grace period over: pid ${p.pid} (${p.name}) is a zombie held by live parent ${p.ppid}; reaped once its parent dies`, { pid: p.pid, command: p.name, state: p.state, parent: p.ppid });
+        continue;
+      }
+      const command = commandOf(p);
+      log.warn(`grace period over: killing pid ${p.pid} (${command}), state ${describeState(p.state)}`, { pid: p.pid, command, state: p.state });
+      live++;
+    }
+    return live;
   }
 
   /** SIGTERM, once per process: a second TERM makes some programs skip their clean-up. */

@@ -40,6 +40,16 @@ export interface StatsSnapshot extends ReapStats {
   /** Zombies sexton cannot reap because their live parent never waits, by parent. */
   zombies: ZombieGroup[];
   zombieCount: number;
+  /** 'foreign': /proc is not sexton's namespace's, so nothing was scanned or named. */
+  procfs: 'own' | 'foreign';
+  /** sexton's threads (tini has 1). */
+  tasks: number;
+  /** OOM kills in sexton's memory cgroup since it started; null where unreadable. */
+  oomKills: number | null;
+  /** Log lines stderr did not take (a reader that stopped reading). */
+  logLinesDropped: number;
+  /** Live processes SIGKILLed when the grace period ended. */
+  survivorsKilled: number;
 }
 
 function byName(counts: number[]): Record<string, number> {
@@ -98,6 +108,9 @@ export function formatStatus(s: StatsSnapshot): string {
     ['signals forwarded', describeCounts(s.signals.forwarded, ' ')],
     ['signals dropped', describeCounts(s.signals.dropped, ' ')],
     ['zombies', String(s.zombieCount)],
+    ['threads', String(s.tasks)],
+    ['OOM kills', s.oomKills === null ? 'unknown (memory cgroup not readable)' : String(s.oomKills)],
+    ['log lines dropped', String(s.logLinesDropped)],
   ];
   const width = Math.max(...rows.map(([k]) => k.length));
   const lines = rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`);

@@ -4,6 +4,7 @@ import { readFileSync, writeSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { defaultSocketPaths, Refusal, socketAddress, socketFd } from './exporters/status-socket';
 import { loadNative } from './native';
+import { quote } from './quote';
 import { formatStatus, StatsSnapshot } from './stats';
 
 export const STATUS_EXIT = {
@@ -31,11 +32,6 @@ answered (no sexton, or its status socket is off); 4 the answer was not trusted,
 refused us (only root and sexton's own uid may ask); 64 bad usage.`;
 
 const TIMEOUT_MS = 2000;
-
-/** User input in a message: escaped (control characters too) and cut short. */
-function quoted(text: string): string {
-  return JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text);
-}
 
 class StatusError extends Error {
   constructor(message: string, readonly exitCode: number) {
@@ -120,7 +116,7 @@ export async function statusMain(argv: string[], env: NodeJS.ProcessEnv): Promis
     const value = () => inline ?? argv[++i];
     const number = (name: string, min: number) => {
       const text = value() ?? '';
-      if (!/^\d+$/.test(text) || Number(text) < min) throw new StatusError(`${name} needs a whole number${min > 0 ? ` from ${min}` : ''}, not ${quoted(text)}`, STATUS_EXIT.usage);
+      if (!/^\d+$/.test(text) || Number(text) < min) throw new StatusError(`${name} needs a whole number${min > 0 ? ` from ${min}` : ''}, not ${quote(text)}`, STATUS_EXIT.usage);
       return Number(text);
     };
     try {
@@ -129,7 +125,7 @@ export async function statusMain(argv: string[], env: NodeJS.ProcessEnv): Promis
       else if (flag === '--pid') expectedPid = number('--pid', 1);
       else if (flag === '--max-zombies') maxZombies = number('--max-zombies', 0);
       else if (flag === '-h' || flag === '--help') return writeSync(1, `${STATUS_USAGE}\n`), STATUS_EXIT.ok;
-      else throw new StatusError(`unknown option ${quoted(argv[i])}; try 'sexton status --help'`, STATUS_EXIT.usage);
+      else throw new StatusError(`unknown option ${quote(argv[i])}; try 'sexton status --help'`, STATUS_EXIT.usage);
     } catch (error) {
       return say((error as Error).message, (error as StatusError).exitCode ?? STATUS_EXIT.usage);
     }

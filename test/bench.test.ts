@@ -9,7 +9,7 @@ import { requireBuilt, ROOT } from './support/pid1';
 const CANDIDATES = ['sexton', 'tini', 'tini-static', 'dumb-init', 'catatonit'];
 /** Startup and memory; idle and signals; orphan storm and shutdown. */
 const TABLES = 3;
-const BUDGET_LINES = 10;
+const BUDGET_LINES = 11;
 
 beforeAll(requireBuilt);
 
@@ -32,6 +32,9 @@ test('bench --quick measures every init and evaluates the budget', async () => {
     // A cell without a digit ('—', NaN, empty) means a measurement produced nothing.
     for (const cell of rows.flat()) expect(cell, `${name} in\n${result.stdout}`).toMatch(/\d/);
   }
+  const scan = rowsOf(result.stdout, 'sexton scan --json');
+  expect(scan, result.stdout).toHaveLength(1);
+  for (const cell of scan[0]) expect(cell, result.stdout).toMatch(/\d/);
   const verdicts = result.stdout.split('\n').filter((line) => /^(PASS|MISS) {2}/.test(line));
   expect(verdicts, result.stdout).toHaveLength(BUDGET_LINES);
 }, 180_000);

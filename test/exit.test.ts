@@ -62,7 +62,7 @@ test('the child reads stdin', async () => {
 });
 
 test.each([
-  ['an unknown option', ['--bogus', 'true'], {}, /unknown option --bogus/],
+  ['an unknown option', ['--bogus', 'true'], {}, /unknown option '--bogus'/],
   ['no command', ['-v'], {}, /no command/],
   ['a bad signal name', ['-r', 'FOO:TERM', 'true'], {}, /FOO/],
   ['a bad signal number', ['-r', '99:TERM', 'true'], {}, /99/],

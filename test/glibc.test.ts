@@ -1,11 +1,21 @@
-// The prebuilt addon must load wherever Node 20 runs: glibc 2.28 and up, with or without a
-// libstdc++ (native/glibc_compat.c and the static link in CMakeLists.txt / binding.gyp).
-// Checked with binutils' objdump, as the dynamic loader reads the file.
+// The prebuilt glibc addons must load wherever Node 20 runs: glibc 2.28 and up, with or without
+// a libstdc++ (native/glibc_compat.c and the static link in scripts/prebuild.mjs, CMakeLists.txt
+// and binding.gyp). Checked with binutils' objdump, as the dynamic loader reads the file.
 import { execa } from 'execa';
 import * as path from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { ROOT } from './support/pid1';
-import { buildPrebuild, compareVersions, loadRequirements, PREBUILD, symbolsNeeding } from './support/shipping';
+import {
+  buildPrebuilds,
+  compareVersions,
+  ELF_MACHINE,
+  elfMachine,
+  loadRequirements,
+  PLATFORMS,
+  PREBUILD,
+  prebuildPath,
+  symbolsNeeding,
+} from './support/shipping';
 
 /** Node 20's own glibc floor. */
 const GLIBC_FLOOR = '2.28';
@@ -25,16 +35,24 @@ async function checkFloor(file: string): Promise<void> {
   expect(needed.filter((lib) => /libstdc\+\+|libgcc_s/.test(lib))).toEqual([]);
 }
 
-describe('prebuilt addon (npm run prebuildify)', () => {
-  beforeAll(buildPrebuild, 180_000);
+describe('prebuilt glibc addons (npm run build:prebuilds)', () => {
+  beforeAll(buildPrebuilds, 180_000);
 
-  test(`needs glibc ${GLIBC_FLOOR} at most and no GLIBCXX/CXXABI/GCC version`, async () => {
-    await checkFloor(PREBUILD);
-  });
+  for (const { arch } of PLATFORMS.filter((p) => p.libc === 'glibc')) {
+    const file = prebuildPath(arch, 'glibc');
 
-  test('is stripped and loads into node', async () => {
-    const { stdout: symbols } = await execa('objdump', ['--syms', PREBUILD]);
-    expect(symbols).toMatch(/no symbols/);
+    test(`linux-${arch}: needs glibc ${GLIBC_FLOOR} at most and no GLIBCXX/CXXABI/GCC version`, async () => {
+      expect(await elfMachine(file)).toBe(ELF_MACHINE[arch]);
+      await checkFloor(file);
+    });
+
+    test(`linux-${arch}: is stripped`, async () => {
+      const { stdout: symbols } = await execa('objdump', ['--syms', file]);
+      expect(symbols).toMatch(/no symbols/);
+    });
+  }
+
+  test(`linux-${process.arch} loads into this node`, async () => {
     const { stdout } = await execa(process.execPath, ['-e', 'console.log(Object.keys(require(process.argv[1])).length > 5)', PREBUILD]);
     expect(stdout).toBe('true');
   });

@@ -3,7 +3,7 @@
 import { execa } from 'execa';
 import { afterEach, beforeAll, expect, test } from 'vitest';
 import { fixture, killCoreLeftovers } from './support/core';
-import { childrenOf, killLeftovers, requireBuilt, runAsPid1, sextonArgv, until } from './support/pid1';
+import { asPid1, childrenOf, killLeftovers, requireBuilt, runAsPid1, sextonArgv, until } from './support/pid1';
 
 beforeAll(requireBuilt);
 afterEach(() => {
@@ -84,7 +84,8 @@ exit 9
 
 test('EPIPE on stderr never kills sexton: it keeps forwarding and exits with the child status', async () => {
   const argv = sextonArgv(['-vv', '--', 'sh', '-c', SIGNAL_COUNTER]);
-  const proc = execa('unshare', ['--pid', '--fork', '--mount-proc', '--kill-child', '--', ...argv], {
+  const [unshare, ...rest] = asPid1(argv);
+  const proc = execa(unshare, rest, {
     reject: false,
     stdin: 'ignore',
     timeout: 15_000,

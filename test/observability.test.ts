@@ -87,10 +87,10 @@ describe('sexton status', () => {
     const socket = path.join(freshDir(), 'status.sock');
     const run = await runAsPid1(['--status-socket', socket, '--', ...leakingApp(0, 0)]);
     await run.waitFor('ready');
-    await until(() => existsSync(socket), 5000, 'the status socket');
+    // Bound under umask 022 (owner-only write, so owner-only connect), then made 0600.
+    await until(() => existsSync(socket) && (statSync(socket).mode & 0o777) === 0o600, 5000, 'the status socket, mode 600');
     const st = statSync(socket);
     expect(st.isSocket()).toBe(true);
-    expect((st.mode & 0o777).toString(8)).toBe('600');
     expect(st.uid).toBe(process.getuid?.());
 
     run.signal('SIGTERM');
@@ -165,10 +165,10 @@ describe('sexton status', () => {
   it('rejects bad input with exit 64 (2 is reserved by Docker health checks), in one escaped line', async () => {
     const unknown = await status(['--bogus']);
     expect(unknown.exitCode).toBe(64);
-    expect(unknown.stderr).toBe(`sexton status: unknown option "--bogus"; try 'sexton status --help'`);
+    expect(unknown.stderr).toBe(`sexton status: unknown option '--bogus'; try 'sexton status --help'`);
     const notNumber = await status(['--max-zombies', 'many\nlines']);
     expect(notNumber.exitCode).toBe(64);
-    expect(notNumber.stderr).toBe('sexton status: --max-zombies needs a whole number, not "many\\nlines"');
+    expect(notNumber.stderr).toBe("sexton status: --max-zombies needs a whole number, not 'many\\nlines'");
     expect((await status(['--max-zombies'])).exitCode).toBe(64);
     expect((await status(['--pid', '0'])).exitCode).toBe(64);
   });

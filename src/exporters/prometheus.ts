@@ -9,7 +9,7 @@ function escapeLabel(value: string): string {
 
 type Sample = [labels: Record<string, string>, value: number];
 
-function family(name: string, type: 'counter' | 'gauge', help: string, samples: Sample[]): string {
+export function family(name: string, type: 'counter' | 'gauge', help: string, samples: Sample[]): string {
   const lines = [`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`];
   for (const [labels, value] of samples) {
     const text = Object.entries(labels).map(([k, v]) => `${k}="${escapeLabel(v)}"`).join(',');

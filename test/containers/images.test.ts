@@ -23,6 +23,23 @@ test('add-sexton: a shell app orphans 50 jobs, none stays a zombie; stop is prom
   expect(await waitExit(name)).toBe(143);  // busybox sh dies of the forwarded SIGTERM
 });
 
+test('add-sexton: `sexton` is on PATH, and `sexton status` answers as an exec probe would ask', async () => {
+  const name = await start(images().added, ['sh', '-c', 'i=0; while [ $i -lt 5 ]; do (true &); i=$((i+1)); done; echo made; sleep 60']);
+  await waitForLog(name, 'made');
+  expect((await exec(name, ['sh', '-c', 'command -v sexton'])).trim()).toBe('/usr/local/bin/sexton');
+  // The orphans exit at once; their reaping shows up in the counters within moments.
+  const deadline = Date.now() + 5_000;
+  let reaped = 0;
+  while (reaped < 5 && Date.now() < deadline) {
+    reaped = (JSON.parse(await exec(name, ['sexton', 'status', '--json'])) as { orphansReaped: number }).orphansReaped;
+    if (reaped < 5) await new Promise((r) => setTimeout(r, 100));
+  }
+  expect(reaped).toBeGreaterThanOrEqual(5);
+  // As a liveness probe: exits 0 (exec throws otherwise), as nothing is left to be a zombie.
+  expect(await exec(name, ['sexton', 'status', '--max-zombies', '0'])).toMatch(/reaped/);
+  expect(await stop(name, 30)).toBeLessThan(5_000);
+});
+
 test('Dockerfile.examples node-app: serves, then closes gracefully on podman stop', async () => {
   const name = await start(images().nodeApp, []);
   await waitForLog(name, 'server: listening on 8080');

@@ -1,4 +1,4 @@
-// Runs podman the way these machines need it (shared/DESIGN.md §4): runc, cgroupfs, file
+// Runs podman the way these machines need it (docs/architecture.md, "Testing"): runc, cgroupfs, file
 // events and ulimits within the hard limits, all from a project-local containers.conf passed
 // with CONTAINERS_CONF; storage in a directory of the suite's own, so nothing else's
 // containers or images are touched.

@@ -2,7 +2,7 @@
 // pseudo-terminal, and reading a process's state from the host.
 import { execa, type ResultPromise } from 'execa';
 import { readFileSync } from 'node:fs';
-import { childrenOf, fixture, hostDescendants, procStat, sextonArgv, until } from './pid1';
+import { asPid1, childrenOf, fixture, hostDescendants, procStat, sextonArgv, until } from './pid1';
 
 export { fixture, procStat };
 
@@ -68,7 +68,7 @@ export interface TerminalRun {
  * Whatever is written to script's stdin is typed into the terminal.
  */
 export async function runInTerminal(args: string[], timeoutMs = 20_000): Promise<TerminalRun> {
-  const inner = shellQuote(['unshare', '--pid', '--fork', '--mount-proc', '--kill-child', '--', ...sextonArgv(args)]);
+  const inner = shellQuote(asPid1(sextonArgv(args)));
   const proc = execa('script', ['--quiet', '--return', '--command', inner, '/dev/null'], {
     reject: false,
     stdin: 'pipe',

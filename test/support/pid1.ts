@@ -65,11 +65,22 @@ export async function until<T>(probe: () => T | undefined | false, timeoutMs = 1
 }
 
 /**
- * Starts `argv` (by default sexton with `args`) as PID 1 of a new PID namespace with its own /proc.
+ * The argv that runs `argv` as PID 1 of a new PID namespace with its own /proc and its own /run
+ * (an empty tmpfs, as a container has): a status socket given as a path under /run must not be
+ * shared by two tests' sextons. sh execs, so `argv` keeps PID 1.
+ */
+export function asPid1(argv: string[]): string[] {
+  return ['unshare', '--pid', '--fork', '--mount-proc', '--kill-child', '--',
+    '/bin/sh', '-c', 'mount -t tmpfs -o size=1m sexton-test-run /run && exec "$@"', 'sh', ...argv];
+}
+
+/**
+ * Starts `argv` (by default sexton with `args`) as PID 1 of a new PID namespace (asPid1).
  * unshare blocks and does not forward signals, so signals go to PID 1's host pid.
  */
 function startUnshare(argv: string[], options: RunOptions) {
-  return execa('unshare', ['--pid', '--fork', '--mount-proc', '--kill-child', '--', ...argv], {
+  const [unshare, ...rest] = asPid1(argv);
+  return execa(unshare, rest, {
     reject: false,
     all: true,
     env: { ...options.env },

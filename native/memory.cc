@@ -1,0 +1,87 @@
+#include "memory.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "notifier.h"
+
+namespace sexton {
+namespace {
+
+struct Mapping {
+  unsigned long start = 0, end = 0;
+  bool candidate = false;  // read-only and backed by a file
+  long rss_kb = 0, anonymous_kb = 0;
+};
+
+long long release(const Mapping& m) {
+  if (!m.candidate || m.anonymous_kb != 0 || m.rss_kb == 0) return 0;
+  if (madvise(reinterpret_cast<void*>(m.start), m.end - m.start, MADV_DONTNEED) != 0) return 0;
+  return m.rss_kb * 1024LL;
+}
+
+}  // namespace
+
+long long release_file_pages() {
+  FILE* smaps = fopen("/proc/self/smaps", "re");
+  if (smaps == nullptr) return 0;
+  long long released = 0;
+  Mapping m;
+  char line[512];
+  while (fgets(line, sizeof line, smaps) != nullptr) {
+    unsigned long start, end;
+    char perms[5];
+    int path_at = 0;
+    if (sscanf(line, "%lx-%lx %4s %*s %*s %*s %n", &start, &end, perms, &path_at) == 3 && path_at > 0) {
+      released += release(m);
+      m = Mapping{start, end};
+      m.candidate = perms[1] != 'w' && line[path_at] == '/';
+    } else if (strncmp(line, "Rss:", 4) == 0) {
+      m.rss_kb = atol(line + 4);
+    } else if (strncmp(line, "Anonymous:", 10) == 0) {
+      m.anonymous_kb = atol(line + 10);
+    }
+  }
+  released += release(m);
+  fclose(smaps);
+  return released;
+}
+
+int watch_oom_events(const std::string& dir, bool v2) {
+  if (v2) {
+    int fd = open((dir + "/memory.events").c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return errno;
+    watch_fd(fd, POLLPRI, kRereadFile, Notice::kOom);
+    return 0;
+  }
+  int efd = eventfd(0, EFD_CLOEXEC);
+  if (efd < 0) return errno;
+  int oom_control = open((dir + "/memory.oom_control").c_str(), O_RDONLY | O_CLOEXEC);
+  int event_control = open((dir + "/cgroup.event_control").c_str(), O_WRONLY | O_CLOEXEC);
+  int result = 0;
+  if (oom_control < 0 || event_control < 0) {
+    result = errno;
+  } else {
+    char text[32];
+    int n = snprintf(text, sizeof text, "%d %d", efd, oom_control);
+    if (write(event_control, text, n) != n) result = errno;
+  }
+  if (event_control >= 0) close(event_control);
+  // The kernel holds its own reference to memory.oom_control once registered.
+  if (oom_control >= 0) close(oom_control);
+  if (result != 0) {
+    close(efd);
+    return result;
+  }
+  watch_fd(efd, POLLIN, kReadEventfd, Notice::kOom);
+  return 0;
+}
+
+}  // namespace sexton

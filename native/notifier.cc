@@ -1,0 +1,84 @@
+#include "notifier.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include <atomic>
+
+namespace sexton {
+namespace {
+
+int notice_pipe[2] = {-1, -1};
+std::atomic<bool> lost{false};
+NoticeListener* listener = nullptr;  // heap, never destroyed (see state.h)
+
+struct Watched {
+  std::atomic<int> fd{-1};
+  std::atomic<short> events{0};
+  std::atomic<int> rearm{kReadEventfd};
+  std::atomic<int> kind{0};
+} watched;
+
+void* notify_loop(void*) {
+  for (;;) {
+    pollfd fds[2] = {{notice_pipe[0], POLLIN, 0}, {watched.fd.load(), watched.events.load(), 0}};
+    int n = poll(fds, fds[1].fd >= 0 ? 2 : 1, -1);
+    if (n < 0) continue;  // EINTR
+    if (fds[0].revents & POLLIN) {
+      Notice notice;
+      if (read(notice_pipe[0], &notice, sizeof notice) == sizeof notice && notice.kind != Notice::kWake) {
+        (*listener)(notice);
+      }
+      // Checked after a read: a notice was dropped only while the pipe was full, so there is
+      // always a read after the drop that sees it.
+      if (lost.exchange(false)) (*listener)(Notice{Notice::kLost});
+    }
+    if (fds[1].fd >= 0 && (fds[1].revents & fds[1].events)) {
+      // An eventfd stays readable until read; a cgroup file fires until read again.
+      char buffer[512];
+      ssize_t ignored = watched.rearm.load() == kReadEventfd ? read(fds[1].fd, buffer, 8)
+                                                            : pread(fds[1].fd, buffer, sizeof buffer, 0);
+      (void)ignored;
+      (*listener)(Notice{static_cast<Notice::Kind>(watched.kind.load())});
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+int start_notifier(NoticeListener on_notice) {
+  if (listener != nullptr) return 0;
+  if (pipe2(notice_pipe, O_CLOEXEC) != 0) return errno;
+  fcntl(notice_pipe[1], F_SETFL, O_NONBLOCK);
+  listener = new NoticeListener(std::move(on_notice));
+  pthread_t thread;
+  // A small stack: it only polls and copies notices.
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, 256 * 1024);
+  int rc = pthread_create(&thread, &attr, notify_loop, nullptr);
+  pthread_attr_destroy(&attr);
+  if (rc != 0) return rc;
+  pthread_detach(thread);
+  return 0;
+}
+
+void post_notice(const Notice& notice) {
+  if (notice_pipe[1] < 0) return;
+  if (write(notice_pipe[1], &notice, sizeof notice) != sizeof notice) lost.store(true);
+}
+
+void watch_fd(int fd, short events, Rearm rearm, Notice::Kind kind) {
+  watched.events.store(events);
+  watched.rearm.store(rearm);
+  watched.kind.store(kind);
+  watched.fd.store(fd);
+  post_notice(Notice{Notice::kWake});  // poll again with the new fd
+}
+
+}  // namespace sexton

@@ -1,0 +1,34 @@
+// Everything that reports the snapshot outside sexton: the stats file, `sexton status`'s
+// socket, Prometheus. They start once the child is well on its way (loading net and http must
+// not delay its start, and a command over within moments never needed them), and need no
+// thread: no name lookups, no asynchronous fs.
+import type { Logger } from '../log';
+import type { Options } from '../options';
+import type { StatsSnapshot } from '../stats';
+import { startMetricsServer } from './prometheus';
+import { StatsFile } from './stats-file';
+import { startStatusSocket, StatusSocket } from './status-socket';
+
+export class Exporters {
+  private readonly statsFile?: StatsFile;
+  private statusSocket?: StatusSocket;
+
+  constructor(private readonly options: Options, private readonly snapshot: () => StatsSnapshot, private readonly log: Logger) {
+    // Built now (no I/O) so that the final write happens even for a command over in moments.
+    if (options.statsFile) this.statsFile = new StatsFile(options.statsFile, snapshot, log);
+  }
+
+  /** changeKey: cheap to compute; the stats file is rewritten when it changes. */
+  async start(changeKey: () => string): Promise<void> {
+    const { options, snapshot, log } = this;
+    this.statsFile?.watch(changeKey);
+    if (options.metrics) startMetricsServer(options.metrics, snapshot, log);
+    if (options.statusSocket.length > 0) this.statusSocket = await startStatusSocket(options.statusSocket, snapshot, log);
+  }
+
+  /** The final stats; the socket file removed. */
+  close(): void {
+    this.statsFile?.write();
+    this.statusSocket?.close();
+  }
+}

@@ -1,0 +1,23 @@
+// The first code the init runs. Until sexton has a handler, a signal sent to PID 1 of a
+// namespace is dropped by the kernel: a TERM in the start-up window would be lost and the pod
+// would wait out its whole grace period. So the addon's handlers go in before any other module
+// of sexton's is evaluated; a signal that arrives now is kept and forwarded once the child
+// exists (and the stop sequence starts when policy catches up from the native counters).
+// Node's own start-up, before any of this runs, is a window no code of ours can close:
+// docs/operations.md gives its size.
+import { loadNative, Native } from './native';
+
+const TOOLS = new Set(['status', 'harness']);
+
+function installEarly(): { native?: Native; error?: unknown } {
+  if (TOOLS.has(process.argv[2])) return {};
+  try {
+    const native = loadNative();
+    native.installSignalHandlers();
+    return { native };
+  } catch (error) {
+    return { error };  // said by the CLI, with its exit code
+  }
+}
+
+export const early = installEarly();

@@ -1,0 +1,9 @@
+// What `require('sexton')` and `import 'sexton'` give: the package's version and the harness
+// library (also at 'sexton/harness'). Loading it starts nothing: the init is the `sexton`
+// command (src/bin.ts).
+export * from './harness/index';
+
+declare const SEXTON_VERSION: string;
+
+/** The installed sexton's version, as `sexton --version` prints it. */
+export const version: string = SEXTON_VERSION;

@@ -1,0 +1,153 @@
+// The stop sequence as a pure state machine: inputs (a stop signal, the reaper's events, timers)
+// in, actions out. No clock, no /proc, no signals here: the supervisor interprets the actions.
+//
+//   running ──stop signal──▶ draining (drain delay) ──▶ stopping (grace period)
+//      │                                                    │
+//      └──main child exits──▶ leftovers get TERM ◀──────────┘ main child exits
+//                             grace period over ──▶ killing: SIGKILL survivors
+//   no children left and the main child gone ──▶ finish (exit with its status)
+
+export type Phase = 'starting' | 'running' | 'draining' | 'stopping' | 'killing';
+
+export interface LifecycleSettings {
+  /** Seconds between the stop signal and forwarding it; 0: the handler forwards it at once. */
+  drainDelay: number;
+  /** Seconds the tree gets once the stop signal is forwarded. */
+  grace: number;
+  /** The stop signal's name, for the log. */
+  stopSignalName: string;
+  /** PID 1 reaches every process of its namespace even unseen (kill(-1)). */
+  isInit: boolean;
+}
+
+export type Input =
+  | { kind: 'started' }
+  | { kind: 'stop-signal' }
+  | { kind: 'drain-over' }
+  | { kind: 'grace-over' }
+  | { kind: 'backstop' }
+  /** leftovers: live processes other than sexton, or 'unseen' when /proc is not ours. */
+  | { kind: 'main-exited'; lastChild: boolean; leftovers: number | 'unseen' }
+  | { kind: 'no-children' };
+
+export type Timer = 'drain' | 'grace' | 'kill-repeat' | 'backstop';
+
+export type Action =
+  | { kind: 'log'; level: 'warn' | 'error'; message: string }
+  /** Log and remember the live parents that hold zombies (what --strict calls a leak). */
+  | { kind: 'report-zombie-parents' }
+  /** Send the stop signal (after rewrites) to the main child. */
+  | { kind: 'forward-stop-signal' }
+  /** TERM to processes re-parented to sexton: nobody else will tell them to stop. */
+  | { kind: 'terminate-daemons' }
+  /** TERM, once each, to every live process left. */
+  | { kind: 'terminate-leftovers' }
+  /** TERM to the whole namespace with kill(-1): what PID 1 can do without seeing it. */
+  | { kind: 'terminate-unseen' }
+  /** Report and SIGKILL whatever is left. */
+  | { kind: 'kill-survivors' }
+  | { kind: 'start-timer'; timer: Timer; seconds: number }
+  | { kind: 'cancel-timer'; timer: Timer }
+  | { kind: 'finish' };
+
+/** How often the kill round repeats until the tree is empty (a child may fork meanwhile). */
+export const KILL_REPEAT_SECONDS = 0.1;
+/** Exit anyway this long after SIGKILL, if something in state D refuses to go. */
+export const KILL_BACKSTOP_SECONDS = 2;
+
+export class Lifecycle {
+  phase: Phase = 'starting';
+  mainExited = false;
+
+  constructor(private readonly settings: LifecycleSettings) {}
+
+  /** draining, stopping or killing. */
+  get shuttingDown(): boolean {
+    return this.phase === 'draining' || this.phase === 'stopping' || this.phase === 'killing';
+  }
+
+  step(input: Input): Action[] {
+    switch (input.kind) {
+      case 'started':
+        this.phase = 'running';
+        return [];
+      case 'stop-signal':
+        return this.onStopSignal();
+      case 'drain-over':
+        return this.phase === 'draining' ? [{ kind: 'forward-stop-signal' }, ...this.startStopping()] : [];
+      case 'grace-over':
+        this.phase = 'killing';
+        return [
+          { kind: 'kill-survivors' },
+          { kind: 'start-timer', timer: 'kill-repeat', seconds: KILL_REPEAT_SECONDS },
+          { kind: 'start-timer', timer: 'backstop', seconds: KILL_BACKSTOP_SECONDS },
+        ];
+      case 'backstop':
+        return [{ kind: 'log', level: 'error', message: 'processes are still there after SIGKILL (uninterruptible?): exiting anyway' }, { kind: 'finish' }];
+      case 'main-exited':
+        return this.onMainExit(input.lastChild, input.leftovers);
+      case 'no-children':
+        return this.mainExited ? [{ kind: 'finish' }] : [];
+    }
+  }
+
+  private onStopSignal(): Action[] {
+    const { drainDelay, grace, stopSignalName: name } = this.settings;
+    if (this.mainExited) return [];  // the tree is already being taken down
+    if (this.phase === 'running') {
+      const drain = drainDelay > 0 ? `after a ${drainDelay}s drain delay, ` : '';
+      const actions: Action[] = [
+        { kind: 'report-zombie-parents' },
+        { kind: 'log', level: 'warn', message: `received ${name}: stopping ${drain}grace period ${grace}s` },
+      ];
+      if (drainDelay === 0) return [...actions, ...this.startStopping()];  // the handler forwarded it
+      this.phase = 'draining';
+      return [...actions, { kind: 'start-timer', timer: 'drain', seconds: drainDelay }];
+    }
+    if (this.phase === 'draining') {
+      return [
+        { kind: 'log', level: 'warn', message: `received ${name} again: skipping the rest of the drain delay` },
+        { kind: 'cancel-timer', timer: 'drain' },
+        { kind: 'forward-stop-signal' },
+        ...this.startStopping(),
+      ];
+    }
+    // Repeated stop signals reach the child, as they do without a delay (the handler's work).
+    if (this.phase === 'stopping' && drainDelay > 0) return [{ kind: 'forward-stop-signal' }];
+    return [];
+  }
+
+  /** The grace period starts with the stop signal's forwarding; daemons get TERM with it. */
+  private startStopping(): Action[] {
+    this.phase = 'stopping';
+    return [{ kind: 'terminate-daemons' }, { kind: 'start-timer', timer: 'grace', seconds: this.settings.grace }];
+  }
+
+  private onMainExit(lastChild: boolean, leftovers: number | 'unseen'): Action[] {
+    const { grace, isInit } = this.settings;
+    this.mainExited = true;
+    const actions: Action[] = [{ kind: 'cancel-timer', timer: 'drain' }];
+    if (lastChild) return [...actions, { kind: 'finish' }];  // nothing left to wait for
+    if (this.phase === 'killing') return actions;
+    if (leftovers === 'unseen') {
+      if (!isInit || this.phase === 'stopping') return actions;
+      this.phase = 'stopping';
+      return [
+        ...actions,
+        { kind: 'log', level: 'warn', message: `main child is gone; sending TERM to whatever is left (unseen: /proc is not this namespace's), grace period ${grace}s` },
+        { kind: 'terminate-unseen' },
+        { kind: 'start-timer', timer: 'grace', seconds: grace },
+      ];
+    }
+    if (leftovers === 0) return actions;  // the reaper reports "no children" next
+    if (!this.shuttingDown) actions.push({ kind: 'report-zombie-parents' });
+    const fresh = this.phase !== 'stopping';
+    this.phase = 'stopping';
+    actions.push(
+      { kind: 'log', level: 'warn', message: `main child is gone; ${leftovers} process(es) left: sending TERM, ${fresh ? `grace period ${grace}s` : 'within the grace period'}` },
+      { kind: 'terminate-leftovers' },
+    );
+    if (fresh) actions.push({ kind: 'start-timer', timer: 'grace', seconds: grace });
+    return actions;
+  }
+}

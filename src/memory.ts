@@ -1,0 +1,135 @@
+// sexton's side of the OOM killer. The kernel kills the process with the highest badness: its
+// resident pages relative to the cgroup's limit, plus oom_score_adj scaled to that limit.
+// sexton cannot lower its own oom_score_adj without CAP_SYS_RESOURCE, so it does what needs no
+// privilege: it releases the file pages it is not using, and it starts its child (and so the
+// whole app) with an oom_score_adj just high enough that any app process outranks sexton.
+// docs/operations.md shows the arithmetic and how it combines with Kubernetes' QoS values.
+import { readFileSync } from 'node:fs';
+import type { Logger } from './log';
+import type { Native } from './native';
+
+/** --child-oom-score-adj: 'auto', 'off' (leave it as inherited, like tini), or a value. */
+export type OomPolicy = 'auto' | 'off' | number;
+
+export const OOM_SCORE_ADJ_MAX = 1000;
+
+export interface MemoryCgroup {
+  dir: string;
+  v2: boolean;
+  /** undefined when unlimited. */
+  limitBytes?: number;
+}
+
+function read(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'latin1');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * sexton's memory cgroup, v1 or v2. Inside a container /proc/self/cgroup may name a path the
+ * container's /sys/fs/cgroup does not have (no cgroup namespace): then the mount's root is it.
+ */
+export function findMemoryCgroup(root = '/sys/fs/cgroup', procRoot = '/proc'): MemoryCgroup | undefined {
+  const lines = (read(`${procRoot}/self/cgroup`) ?? '').split('\n');
+  const v1 = lines.find((l) => l.split(':')[1]?.split(',').includes('memory'));
+  const v2 = lines.find((l) => l.startsWith('0::'));
+  const candidates: [string, boolean][] = [];
+  if (v1) candidates.push([`${root}/memory${v1.split(':')[2]}`, false], [`${root}/memory`, false]);
+  if (v2) candidates.push([`${root}${v2.slice(3)}`, true], [root, true]);
+  for (const [dir, isV2] of candidates) {
+    const limit = read(`${dir}/${isV2 ? 'memory.max' : 'memory.limit_in_bytes'}`);
+    if (limit === undefined) continue;
+    const bytes = Number(limit.trim());
+    // v1 writes "no limit" as a huge page-aligned number, v2 as "max".
+    return { dir, v2: isV2, limitBytes: Number.isFinite(bytes) && bytes < 2 ** 62 ? bytes : undefined };
+  }
+  return undefined;
+}
+
+/** The cgroup's count of OOM kills (memory.events or memory.oom_control), where readable. */
+export function oomKillCount(cgroup: MemoryCgroup): number | undefined {
+  const text = read(`${cgroup.dir}/${cgroup.v2 ? 'memory.events' : 'memory.oom_control'}`);
+  const m = text && /^oom_kill (\d+)$/m.exec(text);
+  return m ? Number(m[1]) : undefined;
+}
+
+/**
+ * The child's oom_score_adj under a policy. 'auto': sexton's own value plus the smallest step
+ * that makes the kernel pick any app process, however small, before sexton: the step must
+ * outweigh sexton's resident bytes as a share of the limit (in thousandths, rounded up, plus
+ * one against ties). Never above the kernel's maximum; undefined means "inherit".
+ */
+export function childOomScoreAdj(policy: OomPolicy, own: number, residentBytes: number, limitBytes: number): number | undefined {
+  if (policy === 'off') return undefined;
+  if (policy !== 'auto') return policy;
+  const step = Math.ceil((residentBytes * 1000) / limitBytes) + 1;
+  return Math.min(OOM_SCORE_ADJ_MAX, own + step);
+}
+
+function ownResidentBytes(): number {
+  const m = /^VmRSS:\s+(\d+) kB$/m.exec(read('/proc/self/status') ?? '');
+  return m ? Number(m[1]) * 1024 : 0;
+}
+
+function totalMemoryBytes(): number {
+  const m = /^MemTotal:\s+(\d+) kB$/m.exec(read('/proc/meminfo') ?? '');
+  return m ? Number(m[1]) * 1024 : Number.MAX_SAFE_INTEGER;
+}
+
+/** How long after activity sexton gives back the file pages it faulted in. */
+const RELEASE_DELAY_MS = 1000;
+
+export class MemoryGuard {
+  private readonly cgroup = findMemoryCgroup();
+  private readonly oomKillsAtStart: number;
+  private releaseTimer?: NodeJS.Timeout;
+
+  constructor(private readonly native: Native, private readonly log: Logger, private readonly policy: OomPolicy) {
+    this.oomKillsAtStart = (this.cgroup && oomKillCount(this.cgroup)) ?? 0;
+  }
+
+  /** OOM kills in sexton's memory cgroup since it started; undefined where unreadable. */
+  oomKills(): number | undefined {
+    const now = this.cgroup && oomKillCount(this.cgroup);
+    return now === undefined ? undefined : now - this.oomKillsAtStart;
+  }
+
+  /** The oom_score_adj to start the child with (undefined: inherit). Call just before spawn. */
+  childOomScoreAdj(): number | undefined {
+    const own = Number(read('/proc/self/oom_score_adj') ?? 0) || 0;
+    const limit = Math.min(this.cgroup?.limitBytes ?? Infinity, totalMemoryBytes());
+    const resident = ownResidentBytes();
+    const adj = childOomScoreAdj(this.policy, own, resident, limit);
+    if (adj !== undefined) {
+      this.log.info(`child oom_score_adj ${adj} (sexton's ${own}; sexton holds ${(resident / 2 ** 20).toFixed(0)} MiB of a ${(limit / 2 ** 20).toFixed(0)} MiB limit)`);
+    }
+    return adj;
+  }
+
+  /** Watches for OOM kills; onKill runs on each. Quiet where the cgroup cannot be watched. */
+  watch(): void {
+    if (!this.cgroup) return;
+    const errno = this.native.watchOomEvents(this.cgroup.dir, this.cgroup.v2);
+    if (errno !== 0) this.log.debug(`OOM kills are counted but not watched live (${this.cgroup.dir}: errno ${errno})`);
+  }
+
+  /** Logs an OOM kill the kernel just made in sexton's cgroup. */
+  onOomKill(): void {
+    const limit = this.cgroup?.limitBytes;
+    const of = limit ? ` (limit ${(limit / 2 ** 20).toFixed(0)} MiB)` : '';
+    this.log.warn(`the OOM killer ended a process in sexton's memory cgroup${of}; ${this.oomKills() ?? '?'} OOM kill(s) so far`, { oomKills: this.oomKills() });
+  }
+
+  /** Gives back file pages faulted in by recent work, once things are quiet for a moment. */
+  releaseSoon(): void {
+    if (this.releaseTimer) return;
+    this.releaseTimer = setTimeout(() => {
+      this.releaseTimer = undefined;
+      this.native.releaseFilePages();
+    }, RELEASE_DELAY_MS);
+    this.releaseTimer.unref();
+  }
+}

@@ -1,0 +1,62 @@
+// The one list of sexton's options: the parser's syntax, the usage text and the environment
+// variables all come from it, and a test checks the README's table against it. What each value
+// means is decided in options.ts.
+
+export interface OptionSpec {
+  long: string;
+  short?: string;
+  /** Names the value (SECONDS, SIGNAL…); absent for a flag that takes none. */
+  value?: string;
+  /** The environment variable, and how its value is shown in the usage. */
+  env?: string;
+  envValue?: string;
+  /** Usage text, one entry per line. */
+  help: string[];
+}
+
+export const OPTION_TABLE: readonly OptionSpec[] = [
+  { long: 'verbose', short: 'v', env: 'SEXTON_VERBOSE', envValue: '1|2', help: ['more log lines on stderr; repeat for more'] },
+  { long: 'quiet', short: 'q', env: 'SEXTON_QUIET', envValue: '1', help: ['errors only'] },
+  { long: 'no-subreaper', env: 'SEXTON_SUBREAPER', envValue: '0', help: ['do not register as child subreaper (not PID 1)'] },
+  { long: 'subreaper', help: ['register as child subreaper (the default)'] },
+  { long: 'pgroup', short: 'g', env: 'SEXTON_PGROUP', envValue: '1', help: ["forward signals to the child's process group"] },
+  { long: 'rewrite', short: 'r', value: 'FROM:TO', env: 'SEXTON_REWRITE', envValue: 'FROM:TO,...', help: ['forward FROM as TO; TO=0 or none drops it'] },
+  { long: 'pdeath', short: 'p', value: 'SIGNAL', env: 'SEXTON_PDEATH', help: ['signal sexton gets when its parent dies'] },
+  { long: 'remap-exit', short: 'e', value: 'CODE', env: 'SEXTON_REMAP_EXIT', envValue: 'CODE,...', help: ['report child exit CODE as 0 (repeatable)'] },
+  { long: 'stop-signal', short: 's', value: 'SIGNAL', env: 'SEXTON_STOP_SIGNAL', help: ['signal that starts shutdown (default TERM)'] },
+  { long: 'drain-delay', short: 'd', value: 'SECONDS', env: 'SEXTON_DRAIN_DELAY', help: ['wait before forwarding the stop signal (0)'] },
+  { long: 'grace', short: 't', value: 'SECONDS', env: 'SEXTON_GRACE', help: ['time the whole tree gets to exit (10)'] },
+  { long: 'strict', env: 'SEXTON_STRICT', envValue: '1', help: ['exit 70 if the child exited 0 but leaked', 'orphans or zombies (a CI check)'] },
+  { long: 'status-socket', value: 'PATH', env: 'SEXTON_STATUS_SOCKET', help: ["where 'sexton status' asks; none = off", '(default on as PID 1: an abstract socket, @NAME)'] },
+  { long: 'metrics', value: 'HOST:PORT', env: 'SEXTON_METRICS', help: ['serve Prometheus metrics (off); HOST is an', 'IP address or localhost'] },
+  { long: 'stats-file', value: 'PATH', env: 'SEXTON_STATS_FILE', help: ['keep stats as JSON at PATH (off)'] },
+  { long: 'log-format', value: 'FORMAT', env: 'SEXTON_LOG_FORMAT', help: ['text or json (one object per line)'] },
+  { long: 'child-oom-score-adj', value: 'V', env: 'SEXTON_CHILD_OOM_SCORE_ADJ', help: ['auto, off or -1000..1000 (default auto: the', 'OOM killer picks an app process before sexton)'] },
+  { long: 'help', short: 'h', help: ['this text'] },
+  { long: 'version', short: 'V', help: ["sexton's version"] },
+];
+
+const byLong = new Map(OPTION_TABLE.map((o) => [o.long, o]));
+const byShort = new Map(OPTION_TABLE.filter((o) => o.short).map((o) => [o.short as string, o]));
+
+export function optionNamed(long: string): OptionSpec | undefined {
+  return byLong.get(long);
+}
+
+export function optionWithShort(letter: string): OptionSpec | undefined {
+  return byShort.get(letter);
+}
+
+/** The options part of the usage text: flag, help and variable in three columns. */
+export function optionsUsage(): string {
+  const flag = (o: OptionSpec) => `${o.short ? `-${o.short}, ` : '    '}--${o.long}${o.value ? ` ${o.value}` : ''}`;
+  const flagWidth = Math.max(...OPTION_TABLE.map((o) => flag(o).length)) + 2;
+  const helpWidth = Math.max(...OPTION_TABLE.map((o) => o.help[0].length)) + 2;
+  const lines: string[] = [];
+  for (const o of OPTION_TABLE) {
+    const env = o.env ? `${o.env}=${o.envValue ?? o.value}` : '';
+    lines.push(`  ${flag(o).padEnd(flagWidth)}${o.help[0].padEnd(helpWidth)}${env}`.trimEnd());
+    for (const more of o.help.slice(1)) lines.push(`  ${''.padEnd(flagWidth)}${more}`);
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,101 @@
+// The stop sequence as pure policy: inputs in, actions out, no process and no clock.
+import { describe, expect, test } from 'vitest';
+import { Action, Lifecycle, LifecycleSettings } from '../../src/lifecycle';
+
+const settings = (over: Partial<LifecycleSettings> = {}): LifecycleSettings => ({
+  drainDelay: 0, grace: 10, stopSignalName: 'TERM', isInit: true, ...over,
+});
+
+function running(over: Partial<LifecycleSettings> = {}): Lifecycle {
+  const lifecycle = new Lifecycle(settings(over));
+  lifecycle.step({ kind: 'started' });
+  return lifecycle;
+}
+
+const kinds = (actions: Action[]) => actions.map((a) => (a.kind === 'start-timer' || a.kind === 'cancel-timer' ? `${a.kind}:${a.timer}` : a.kind));
+
+describe('a stop signal', () => {
+  test('without a drain delay: report zombie parents, TERM the daemons, start the grace period', () => {
+    const lifecycle = running();
+    const actions = lifecycle.step({ kind: 'stop-signal' });
+    expect(kinds(actions)).toEqual(['report-zombie-parents', 'log', 'terminate-daemons', 'start-timer:grace']);
+    expect(actions).toContainEqual({ kind: 'start-timer', timer: 'grace', seconds: 10 });
+    expect(lifecycle.phase).toBe('stopping');
+    // The handler forwards it: the lifecycle never sends it again without a drain delay.
+    expect(kinds(lifecycle.step({ kind: 'stop-signal' }))).toEqual([]);
+  });
+
+  test('with a drain delay: wait, then forward it and start the grace period', () => {
+    const lifecycle = running({ drainDelay: 5 });
+    expect(kinds(lifecycle.step({ kind: 'stop-signal' }))).toEqual(['report-zombie-parents', 'log', 'start-timer:drain']);
+    expect(lifecycle.phase).toBe('draining');
+    expect(kinds(lifecycle.step({ kind: 'drain-over' }))).toEqual(['forward-stop-signal', 'terminate-daemons', 'start-timer:grace']);
+    expect(lifecycle.phase).toBe('stopping');
+    // Repeated stop signals reach the child, as they would without a delay.
+    expect(kinds(lifecycle.step({ kind: 'stop-signal' }))).toEqual(['forward-stop-signal']);
+  });
+
+  test('a second one during the drain delay skips the rest of it', () => {
+    const lifecycle = running({ drainDelay: 5 });
+    lifecycle.step({ kind: 'stop-signal' });
+    const actions = lifecycle.step({ kind: 'stop-signal' });
+    expect(kinds(actions)).toEqual(['log', 'cancel-timer:drain', 'forward-stop-signal', 'terminate-daemons', 'start-timer:grace']);
+    expect(lifecycle.step({ kind: 'drain-over' })).toEqual([]);  // a late timer does nothing
+  });
+
+  test('after the main child exited, it changes nothing', () => {
+    const lifecycle = running();
+    lifecycle.step({ kind: 'main-exited', lastChild: false, leftovers: 2 });
+    expect(lifecycle.step({ kind: 'stop-signal' })).toEqual([]);
+  });
+});
+
+describe('the main child exits', () => {
+  test('as the last child: finish at once', () => {
+    expect(kinds(running().step({ kind: 'main-exited', lastChild: true, leftovers: 0 }))).toEqual(['cancel-timer:drain', 'finish']);
+  });
+
+  test('with nothing live left: wait for the reaper to say no child is left, then finish', () => {
+    const lifecycle = running();
+    expect(kinds(lifecycle.step({ kind: 'main-exited', lastChild: false, leftovers: 0 }))).toEqual(['cancel-timer:drain']);
+    expect(kinds(lifecycle.step({ kind: 'no-children' }))).toEqual(['finish']);
+  });
+
+  test('with leftovers while running: report, TERM them, start a fresh grace period', () => {
+    const lifecycle = running();
+    const actions = lifecycle.step({ kind: 'main-exited', lastChild: false, leftovers: 3 });
+    expect(kinds(actions)).toEqual(['cancel-timer:drain', 'report-zombie-parents', 'log', 'terminate-leftovers', 'start-timer:grace']);
+    expect(actions).toContainEqual({ kind: 'log', level: 'warn', message: 'main child is gone; 3 process(es) left: sending TERM, grace period 10s' });
+  });
+
+  test('with leftovers while stopping: TERM them within the grace period already running', () => {
+    const lifecycle = running();
+    lifecycle.step({ kind: 'stop-signal' });
+    expect(kinds(lifecycle.step({ kind: 'main-exited', lastChild: false, leftovers: 1 }))).toEqual(['cancel-timer:drain', 'log', 'terminate-leftovers']);
+  });
+
+  test('unseen (/proc is not ours): PID 1 TERMs its namespace; a subreaper cannot', () => {
+    expect(kinds(running().step({ kind: 'main-exited', lastChild: false, leftovers: 'unseen' })))
+      .toEqual(['cancel-timer:drain', 'log', 'terminate-unseen', 'start-timer:grace']);
+    expect(kinds(running({ isInit: false }).step({ kind: 'main-exited', lastChild: false, leftovers: 'unseen' }))).toEqual(['cancel-timer:drain']);
+  });
+
+  test('while killing: nothing more to start', () => {
+    const lifecycle = running();
+    lifecycle.step({ kind: 'stop-signal' });
+    lifecycle.step({ kind: 'grace-over' });
+    expect(kinds(lifecycle.step({ kind: 'main-exited', lastChild: false, leftovers: 1 }))).toEqual(['cancel-timer:drain']);
+  });
+});
+
+test('the grace period ends: kill survivors, repeat, and leave at the backstop', () => {
+  const lifecycle = running();
+  lifecycle.step({ kind: 'stop-signal' });
+  expect(kinds(lifecycle.step({ kind: 'grace-over' }))).toEqual(['kill-survivors', 'start-timer:kill-repeat', 'start-timer:backstop']);
+  expect(lifecycle.phase).toBe('killing');
+  expect(kinds(lifecycle.step({ kind: 'backstop' }))).toEqual(['log', 'finish']);
+});
+
+test('no children before the main child exited is not the end', () => {
+  expect(running().step({ kind: 'no-children' })).toEqual([]);
+});
