@@ -37,6 +37,10 @@ const KILLED_TOGETHER = `
     ( "$0/worker-$i" 1000 & echo $! >> "$0/pids" )
   done
   until [ "$(wc -l < "$0/pids")" -eq 6 ]; do sleep 0.01; done
+  # Each has exec'd its name (a forked shell is still 'sh' until then).
+  for pid in $(cat "$0/pids"); do
+    until case "$(cat /proc/$pid/comm)" in worker-*) true ;; *) false ;; esac; do sleep 0.01; done
+  done
   kill -KILL $(cat "$0/pids")
   sleep 0.5
 `;
