@@ -27,16 +27,17 @@ ReapEvent main_exit_event(pid_t pid, int status) {
 
 // Naming an orphan costs a /proc open and read on this thread: ~12 µs, four times a waitpid
 // (measured). In a storm the reaper thread gets a small share of the CPUs, and names read while
-// a backlog waits let zombies pile up (naming half of a storm's orphans tripled its peak). So:
-// a token bucket (kNamingBurst, then one per kNsPerName) bounds naming over time. A wake-up
-// after a quiet spell names every orphan it finds, and so does a busy one while over half of
-// the bucket is left (a pod's workers killed at once); past that, a busy wake-up names its
-// first kNamedPerBusyWakeUp: a reaper that keeps up finds one or two, one that fell behind in
-// a storm reaps the rest of its backlog at full speed. Those are counted as unnamed.
+// a backlog waits let zombies pile up (naming half of a storm's orphans tripled its peak). So a
+// wake-up after kQuietNs without one opens a burst window of kBurstWindowNs in which every
+// orphan is named (a pod's workers killed at once); any other wake-up names only the zombie that
+// woke it, however long its backlog: a reaper that keeps up finds one or two, one that fell
+// behind in a storm reaps the rest at full speed. A token bucket (kNamingBurst, then one per
+// kNsPerName) bounds naming over time. Those not named are counted as unnamed.
 constexpr int64_t kNamingBurst = 64;
 constexpr int64_t kNsPerName = 1000000;
-constexpr int kNamedPerBusyWakeUp = 4;
+constexpr int kNamedPerBusyWakeUp = 1;
 constexpr int64_t kQuietNs = 10000000;
+constexpr int64_t kBurstWindowNs = 20000000;
 
 int64_t monotonic_ns() {
   timespec now;
@@ -46,7 +47,7 @@ int64_t monotonic_ns() {
 
 class NamingBudget {
  public:
-  // Called at each wake-up: how many orphans this one may name.
+  // Called at each wake-up: sets how many orphans this one may name.
   void wake_up() {
     int64_t now = monotonic_ns();
     int64_t earned = (now - refilled_ns_) / kNsPerName;
@@ -54,10 +55,9 @@ class NamingBudget {
       tokens_ = tokens_ + earned >= kNamingBurst ? kNamingBurst : tokens_ + earned;
       refilled_ns_ = tokens_ == kNamingBurst ? now : refilled_ns_ + earned * kNsPerName;
     }
-    // Busy: the upper half of the bucket, then kNamedPerBusyWakeUp.
-    int64_t busy = tokens_ > kNamingBurst / 2 ? tokens_ - kNamingBurst / 2 + kNamedPerBusyWakeUp : kNamedPerBusyWakeUp;
-    bool quiet = now - last_done_ns_ >= kQuietNs;
-    this_wake_up_ = quiet || busy > tokens_ ? tokens_ : busy;
+    if (now - last_done_ns_ >= kQuietNs) burst_until_ns_ = now + kBurstWindowNs;
+    bool burst = now < burst_until_ns_;
+    this_wake_up_ = burst || tokens_ < kNamedPerBusyWakeUp ? tokens_ : kNamedPerBusyWakeUp;
   }
   bool available() const { return this_wake_up_ > 0; }
   void spend() {
@@ -71,6 +71,7 @@ class NamingBudget {
   int64_t this_wake_up_ = 0;
   int64_t refilled_ns_ = monotonic_ns();
   int64_t last_done_ns_ = 0;
+  int64_t burst_until_ns_ = 0;
 };
 
 NamingBudget* naming = nullptr;  // reaper thread only; heap, never destroyed
