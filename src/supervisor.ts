@@ -119,11 +119,12 @@ export class Supervisor {
 
   private startExporters(): void {
     this.memory.releaseSoon();
-    // Zombies of live parents change without any counter moving: the key scans /proc too.
+    // Zombies of live parents change without any counter moving: the key scans /proc too. An
+    // OOM kill of a grandchild moves no counter of sexton's either.
     void this.exporters.start(() => {
       const c = this.native.stats();
       const zombies = this.tree.zombieParents().reduce((sum, z) => sum + z.zombies, 0);
-      return `${this.lifecycle.phase} ${c.reaped} ${c.received.reduce((a, b) => a + b, 0)} ${zombies}`;
+      return `${this.lifecycle.phase} ${c.reaped} ${c.received.reduce((a, b) => a + b, 0)} ${zombies} ${this.memory.oomKills()}`;
     });
   }
 
