@@ -34,6 +34,10 @@ export interface RunOptions {
   timeoutMs?: number;
   /** Run this argv as PID 1 instead of node + sexton. */
   raw?: boolean;
+  /** argv that ends by running the unshare command it is given (e.g. joining a cgroup first). */
+  launcher?: string[];
+  /** A file descriptor for stderr instead of a pipe the test reads (e.g. a pipe nobody reads). */
+  stderr?: number;
 }
 
 export function sextonArgv(args: string[], nodeArgs: string[] = []): string[] {
@@ -79,8 +83,8 @@ export function asPid1(argv: string[]): string[] {
  * unshare blocks and does not forward signals, so signals go to PID 1's host pid.
  */
 function startUnshare(argv: string[], options: RunOptions) {
-  const [unshare, ...rest] = asPid1(argv);
-  return execa(unshare, rest, {
+  const [file, ...args] = [...(options.launcher ?? []), ...asPid1(argv)];
+  return execa(file, args, {
     reject: false,
     all: true,
     env: { ...options.env },
