@@ -36,8 +36,6 @@ export interface RunOptions {
   raw?: boolean;
   /** argv that ends by running the unshare command it is given (e.g. joining a cgroup first). */
   launcher?: string[];
-  /** A file descriptor for stderr instead of a pipe the test reads (e.g. a pipe nobody reads). */
-  stderr?: number;
 }
 
 export function sextonArgv(args: string[], nodeArgs: string[] = []): string[] {
