@@ -7,7 +7,7 @@ import { closeSync, constants, existsSync, openSync, readFileSync, readlinkSync,
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { compileFixtures, CompiledFixtures, readStats, scratchDir, statusKb } from '../support/faults';
-import { childrenOf, fixture, hostDescendants, procStat, requireBuilt, sextonArgv, until } from '../support/pid1';
+import { childrenOf, fixture, procStat, requireBuilt, sextonArgv, until } from '../support/pid1';
 
 const O_NONBLOCK = constants.O_NONBLOCK;
 const FILLER = 'x';
