@@ -92,6 +92,15 @@ export class MemoryCgroup {
   }
 }
 
+/**
+ * Whether the kernel log says the OOM killer took host pid `pid` (its "Killed process PID"
+ * line; the longer report around it is rate-limited, that line is not). For the record only:
+ * pids are reused.
+ */
+export function oomKilledPid(pid: number): boolean {
+  return execFileSync('dmesg', { encoding: 'utf8', maxBuffer: 64 * 2 ** 20 }).includes(`Killed process ${pid} (`);
+}
+
 /** Whether CAP_SYS_RESOURCE is in the process's effective set. */
 export function hasSysResource(pid: number): boolean {
   const hex = /^CapEff:\s+([0-9a-f]+)$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? '0';
