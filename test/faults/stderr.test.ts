@@ -180,7 +180,10 @@ function commOf(pid: number): string | undefined {
 }
 
 describe('a stderr pipe nobody reads never blocks sexton', () => {
-  it('TERM with -t 2: leftovers get TERM, SIGKILL at 2 s ± 50 ms, the stats file is written, exit within 100 ms of the last child', async () => {
+  // One retry: timed to ±50 ms on a shared 2-CPU machine. The CPU waits are taken out (see
+  // below), but a stall the kernel does not count as one (reclaim, a page fault on a busy disk)
+  // can still land inside the window.
+  it('TERM with -t 2: leftovers get TERM, SIGKILL at 2 s ± 50 ms, the stats file is written, exit within 100 ms of the last child', { retry: 1 }, async () => {
     const scratch = scratchDir();
     cleanups.push(scratch.remove);
     const pipe = stuckPipe(scratch.dir);
