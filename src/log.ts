@@ -34,6 +34,8 @@ export class Logger {
   private unsaid = 0;
   /** Lines dropped in all. */
   droppedLines = 0;
+  /** A stream socket took part of the last line: the next one starts on a line of its own. */
+  private lineCut = false;
 
   constructor(readonly verbosity: number, readonly format: LogFormat = 'text', private readonly sink: LogSink = blockingStderr) {}
 
@@ -52,9 +54,14 @@ export class Logger {
     this.emit(this.format_(level, message, fields));
   }
 
-  private emit(line: string): boolean {
+  private emit(text: string): boolean {
+    const line = this.lineCut ? `\n${text}` : text;
     // A write failure of any kind (EAGAIN, EPIPE) loses the line, never PID 1.
-    if (this.sink(line) > 0) return true;
+    const written = this.sink(line);
+    if (written > 0) {
+      this.lineCut = written < Buffer.byteLength(line);
+      return true;
+    }
     this.unsaid++;
     this.droppedLines++;
     return false;

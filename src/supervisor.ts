@@ -110,6 +110,8 @@ export class Supervisor {
     this.log.info(`started ${quote(options.command.join(' '))} as pid ${result.pid}`);
     listenOnlyForPolicy(native, options);
     this.catchUpOnStopSignals();  // one that came during start-up
+    // At once, not later: an app can reach its memory limit within its first second.
+    native.releaseFilePages();
     setTimeout(() => this.startExporters(), EXPORTERS_DELAY_MS);  // see exporters/index.ts
   }
 
