@@ -3,7 +3,7 @@
 // The harness (library and `sexton harness`) and its workload program are bundles of their own,
 // loaded only when used.
 import { build } from 'esbuild';
-import { readFileSync } from 'node:fs';
+import { chmodSync, readFileSync } from 'node:fs';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 const common = { bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning' };
@@ -19,3 +19,5 @@ await Promise.all([
   build({ ...common, entryPoints: ['src/harness/index.ts'], outfile: 'dist/harness.js' }),
   build({ ...common, entryPoints: ['src/harness/workload.ts'], outfile: 'dist/workload.js' }),
 ]);
+// Executable as npm's bin link makes it, so a link named tini or dumb-init to it runs as that tool.
+chmodSync('dist/sexton.js', 0o755);

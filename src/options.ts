@@ -3,6 +3,7 @@ import { defaultSocketPaths } from './exporters/status-socket';
 import { parseHostPort } from './exporters/prometheus';
 import type { LogFormat } from './log';
 import { OOM_SCORE_ADJ_MAX, OomPolicy } from './memory';
+import type { ChildSession } from './native';
 import { OPTION_TABLE, OptionSpec, optionNamed, optionsUsage, optionWithShort } from './option-table';
 import { quote } from './quote';
 import { parseSignal, UNHANDLED } from './signals';
@@ -35,6 +36,8 @@ export interface Options {
   logFormat: LogFormat;
   /** The oom_score_adj the child starts with. */
   childOomScoreAdj: OomPolicy;
+  /** Set by the dumb-init personality: a session of the child's own, or sexton's group. */
+  childSession?: ChildSession;
 }
 
 /** Exit status for bad input; documented in the README. */
