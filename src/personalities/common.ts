@@ -1,7 +1,8 @@
 // What the tini and dumb-init personalities share: the peer's behaviour is the default, and
 // sexton's extras are opt-in through their SEXTON_* variables.
 import * as path from 'node:path';
-import { Options, parseArgs } from '../options';
+import { OptionSyntaxError, Options, parseArgs, UsageError } from '../options';
+import { quote } from '../quote';
 
 /** sexton's extras a personality honours; its other SEXTON_* variables have peer flags instead. */
 export const EXTRAS = [
@@ -37,7 +38,18 @@ export function exitsWithMainChild(env: NodeJS.ProcessEnv): boolean {
 }
 
 /** A word echoed in a peer-style message: as it is when printable, else quoted and escaped. */
-export function shownWord(word: string, quote: (text: string) => string): string {
+export function shownWord(word: string): string {
   const quoted = quote(word);
   return quoted === `'${word}'` ? word : quoted;
+}
+
+/** getopt's wording, which scripts and people know from both peers. */
+export function getoptLine(name: string, error: UsageError): string {
+  if (!(error instanceof OptionSyntaxError)) return `${name}: ${error.message}`;
+  const { shown, problem } = error;
+  const long = shown.startsWith('--');
+  const option = quote(long ? shown : shown.slice(1));  // getopt quotes it too, unescaped
+  if (problem === 'unknown') return long ? `${name}: unrecognized option ${option}` : `${name}: invalid option -- ${option}`;
+  if (problem === 'needs-value') return long ? `${name}: option ${option} requires an argument` : `${name}: option requires an argument -- ${option}`;
+  return `${name}: option ${option} doesn't allow an argument`;
 }

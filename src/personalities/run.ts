@@ -5,10 +5,10 @@ import { writeSync } from 'node:fs';
 import { disableChildProcess, keepInitAlive, shedNodeOptions } from '../init-guards';
 import { DEBUG, Logger } from '../log';
 import { AddonLoadError, Native, START_FAILURE_EXIT, StartError } from '../native';
-import { OptionSyntaxError, USAGE_EXIT, UsageError } from '../options';
+import { USAGE_EXIT, UsageError } from '../options';
 import { quote } from '../quote';
 import { Supervisor } from '../supervisor';
-import { exitsWithMainChild, shownWord } from './common';
+import { exitsWithMainChild, getoptLine, shownWord } from './common';
 import { isPersonality } from './detect';
 import { DUMB_INIT_USAGE, JOB_STOP_SIGNALS, parseDumbInit } from './dumb-init';
 import { LICENSE } from './license';
@@ -25,16 +25,6 @@ function write(fd: number, text: string): void {
   } catch {
     // nowhere left to say it
   }
-}
-
-/** getopt's wording, which scripts and people know from both peers. */
-export function getoptLine(name: string, error: UsageError): string {
-  if (!(error instanceof OptionSyntaxError)) return `${name}: ${error.message}`;
-  const shown = shownWord(error.shown, quote);
-  const long = shown.startsWith('--');
-  if (error.problem === 'unknown') return long ? `${name}: unrecognized option '${shown}'` : `${name}: invalid option -- '${shown.slice(1)}'`;
-  if (error.problem === 'needs-value') return long ? `${name}: option '${shown}' requires an argument` : `${name}: option requires an argument -- '${shown.slice(1)}'`;
-  return `${name}: option '${shown}' doesn't allow an argument`;
 }
 
 function runTini(argv: string[], native: Native): void {
@@ -90,7 +80,7 @@ function runDumbInit(argv: string[], native: Native): void {
       }
       return exitsWithMainChild(process.env);
     },
-    execFailure: (command, errno) => ({ message: `${shownWord(command, quote)}: ${native.errorText(errno)}`, exitCode: 2 }),
+    execFailure: (command, errno) => ({ message: `${shownWord(command)}: ${native.errorText(errno)}`, exitCode: 2 }),
   }).start();
   process.chdir('/');  // the init keeps no directory busy; the child keeps the caller's
 }
