@@ -13,7 +13,7 @@ const S = constants.signals;
 
 function run<T>(request: { kind: string; options?: T }) {
   if (request.kind !== 'run') throw new Error(`expected a run, got ${request.kind}`);
-  return request as { kind: 'run'; options: import('../../src/options').Options; extra: any };
+  return request as unknown as { kind: 'run'; options: import('../../src/options').Options; extra: any };
 }
 const tini = (argv: string[], env: Record<string, string> = {}) => run(parseTini(argv, env));
 const dumbInit = (argv: string[], env: Record<string, string> = {}) => run(parseDumbInit(argv, env));
