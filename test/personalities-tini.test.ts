@@ -143,6 +143,12 @@ describe('sexton as tini only', () => {
     expect(result.stderr).not.toContain('[INFO ');
   });
 
+  test('a NODE_OPTIONS preload makes sexton start itself again: through the link, so still as tini', async () => {
+    const result = await runToEnd([tini(), '-vv', '--', 'true'], { env: { NODE_OPTIONS: '--require /dev/null' } });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toMatch(/^\[INFO  tini \(\d+\)\] started 'true'/m);
+  });
+
   test('as PID 1 with SEXTON_GRACE (an opt-in extra): leftovers get the grace period, then KILL', async () => {
     const run = await runAsPid1([tini(), '--', ...sh('sh -c \'trap "" TERM; sleep 20\' & exit 5')], { raw: true, env: { SEXTON_GRACE: '1' } });
     const result = await run.done();

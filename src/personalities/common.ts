@@ -10,6 +10,11 @@ export const EXTRAS = [
   'SEXTON_STATS_FILE', 'SEXTON_STRICT', 'SEXTON_LOG_FORMAT', 'SEXTON_CHILD_OOM_SCORE_ADJ',
 ] as const;
 
+/** The last lines of both usage texts. */
+export const EXTRAS_NOTE = `sexton's own extras are off; each comes on with its variable (see sexton --help):
+  ${EXTRAS.slice(0, 5).join(' ')}
+  ${EXTRAS.slice(5).join(' ')}`;
+
 export type PersonalityRequest<Extra> =
   | { kind: 'run'; options: Options; extra: Extra }
   | { kind: 'help' }

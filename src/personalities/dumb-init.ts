@@ -7,7 +7,7 @@ import type { OptionSpec } from '../option-table';
 import { optionsUsage } from '../option-table';
 import { scan, UsageError } from '../options';
 import { quote } from '../quote';
-import { EXTRAS, extrasOptions, PersonalityRequest } from './common';
+import { EXTRAS_NOTE, extrasOptions, PersonalityRequest } from './common';
 
 const { SIGTSTP, SIGTTIN, SIGTTOU, SIGSTOP, SIGKILL, SIGCHLD } = constants.signals;
 
@@ -34,7 +34,7 @@ child's status as soon as the child exits.
 Options:
 ${optionsUsage(DUMB_INIT_TABLE)}
 
-sexton's own extras are off; set ${EXTRAS.join(', ')} to turn them on (see sexton --help).`;
+${EXTRAS_NOTE}`;
 
 /** The short usage line for a bad -r, in sexton's words. */
 export const REWRITE_USAGE = `-r takes s:r, two signal numbers: s from 1 to ${MAX_SIGNAL}, r from 0 to ${MAX_SIGNAL} (0 drops the signal); repeatable`;

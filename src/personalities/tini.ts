@@ -4,7 +4,7 @@ import type { OptionSpec } from '../option-table';
 import { optionsUsage } from '../option-table';
 import { Given, scan, UsageError } from '../options';
 import { quote } from '../quote';
-import { EXTRAS, extrasOptions, PersonalityRequest } from './common';
+import { EXTRAS_NOTE, extrasOptions, PersonalityRequest } from './common';
 
 export const TINI_TABLE: readonly OptionSpec[] = [
   { long: 'subreaper', short: 's', shortOnly: true, env: 'TINI_SUBREAPER', envValue: '<any>', help: ['register as child subreaper (when not PID 1)'] },
@@ -26,7 +26,7 @@ forwards signals, and exits with the child's status as soon as the child exits.
 Options:
 ${optionsUsage(TINI_TABLE)}
 
-sexton's own extras are off; set ${EXTRAS.join(', ')} to turn them on (see sexton --help).`;
+${EXTRAS_NOTE}`;
 
 export interface TiniExtra {
   /** tini's own level: 0 fatal only, 1 warnings, 2 info, 3 debug, 4 trace. */
