@@ -137,11 +137,11 @@ Napi::Value WriteLog(const Napi::CallbackInfo& info) {
 // --- for the tini and dumb-init personalities (src/personalities) ---
 
 Napi::Value DetachControllingTerminal(const Napi::CallbackInfo& info) {
-  bool was_leader = false;
-  int rc = detach_controlling_terminal(&was_leader);
+  bool signals_self = false;
+  int rc = detach_controlling_terminal(&signals_self);
   Napi::Object out = Napi::Object::New(info.Env());
   out.Set("errno", rc);
-  out.Set("wasLeader", was_leader);
+  out.Set("signalsSelf", signals_self);
   return out;
 }
 

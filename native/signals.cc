@@ -20,7 +20,6 @@ std::atomic<int> actions[kMaxSignal];
 std::atomic<bool> notify[kMaxSignal];
 std::atomic<bool> to_group{false};
 std::atomic<uint64_t> pending{0};  // bit n-1: signal n arrived before there was a child
-std::atomic<bool> ignore_next[kMaxSignal];
 std::atomic<bool> stop_self_after[kMaxSignal];
 struct sigaction previous[kMaxSignal];  // what was installed before us (V8's SIGSEGV handler)
 pid_t own_pid = 0;
@@ -103,7 +102,7 @@ void forward_signal(int sig, siginfo_t* info, void* context) {
   }
   Counters& stats = counters();
   stats.received[sig].fetch_add(1);
-  int action = ignore_next[sig].exchange(false) ? kDrop : actions[sig].load();
+  int action = actions[sig].load();
   int result = 0;
   if (action == kDrop) {
     stats.dropped[sig].fetch_add(1);
@@ -167,10 +166,6 @@ void forward_pending_signals() {
 }
 
 int signal_main_child(int signal) { return forward(signal); }
-
-void ignore_next_signal(int signal, bool on) {
-  if (signal > 0 && signal < kMaxSignal) ignore_next[signal].store(on);
-}
 
 void set_stop_self_after(int signal, bool on) {
   if (signal > 0 && signal < kMaxSignal) stop_self_after[signal].store(on);

@@ -24,9 +24,6 @@ void forward_pending_signals();
 // Forwards a signal to the main child (or its group) as the handler would, counting it.
 int signal_main_child(int signal);
 
-// The next arrival of `signal` is counted and dropped, whatever its action (a signal the
-// kernel sends because of something sexton did: see terminal.h).
-void ignore_next_signal(int signal, bool on);
 // After handling `signal`, sexton stops itself with SIGSTOP (dumb-init's job control: the
 // shell that started it sees it stop; SIGCONT resumes it and is forwarded).
 void set_stop_self_after(int signal, bool on);

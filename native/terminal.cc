@@ -1,31 +1,18 @@
 #include "terminal.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <sys/ioctl.h>
 #include <termios.h>
 #include <unistd.h>
 
-#include "signals.h"
-
 namespace sexton {
 
-int detach_controlling_terminal(bool* was_leader) {
-  *was_leader = getsid(0) == getpid();
-  // The kernel signals the terminal's foreground group only: arm the drop only when that is
-  // sexton's, or a later, real SIGHUP would be lost.
-  bool signalled = *was_leader && tcgetpgrp(STDIN_FILENO) == getpgrp();
-  if (signalled) {
-    ignore_next_signal(SIGHUP, true);
-    ignore_next_signal(SIGCONT, true);
-  }
+int detach_controlling_terminal(bool* signals_self) {
+  // Only a session leader's TIOCNOTTY makes the kernel signal, and only the foreground group.
+  *signals_self = getsid(0) == getpid() && tcgetpgrp(STDIN_FILENO) == getpgrp();
   if (ioctl(STDIN_FILENO, TIOCNOTTY) == 0) return 0;
-  int error = errno;
-  if (signalled) {
-    ignore_next_signal(SIGHUP, false);
-    ignore_next_signal(SIGCONT, false);
-  }
-  return error;
+  *signals_self = false;
+  return errno;
 }
 
 void take_new_session() {

@@ -93,8 +93,8 @@ export interface Native {
   execSelf(argv: string[], env: string[]): number;
   exit(code: number): never;
   // For the tini and dumb-init personalities (src/personalities):
-  /** TIOCNOTTY; as session leader the one SIGHUP and SIGCONT it causes are dropped. */
-  detachControllingTerminal(): { errno: number; wasLeader: boolean };
+  /** TIOCNOTTY; signalsSelf: sexton led the session and the foreground, so the kernel sends it a SIGHUP and a SIGCONT (never forwarded: sexton is their sender). */
+  detachControllingTerminal(): { errno: number; signalsSelf: boolean };
   /** After handling `signal`, SIGSTOP sexton itself (a no-op as PID 1). */
   setStopSelfAfter(signal: number, on: boolean): void;
   /** Reap events for every orphan reaped, not just the main child. */

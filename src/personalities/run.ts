@@ -54,7 +54,8 @@ function runTini(argv: string[], native: Native): void {
 function runDumbInit(argv: string[], native: Native): void {
   const request = parseDumbInit(argv, process.env);
   if (request.kind === 'help') return write(2, `${DUMB_INIT_USAGE}\n`);
-  if (request.kind === 'version' || request.kind === 'license') return write(2, `dumb-init v${SEXTON_VERSION}_sexton\n`);
+  if (request.kind === 'license') return;  // dumb-init has no -l
+  if (request.kind === 'version') return write(2, `dumb-init v${SEXTON_VERSION}_sexton\n`);
   const { options, extra } = request;
   native.openLogSink(2);
   const log = new Logger(options.verbosity, options.logFormat, (text) => native.writeLog(text), () => '[dumb-init] ');
@@ -63,9 +64,9 @@ function runDumbInit(argv: string[], native: Native): void {
   for (const signal of JOB_STOP_SIGNALS) native.setStopSelfAfter(signal, true);
   if (extra.setsid) {
     // The child's session takes the terminal: sexton has to let go of it first.
-    const { errno, wasLeader } = native.detachControllingTerminal();
+    const { errno, signalsSelf } = native.detachControllingTerminal();
     if (errno !== 0) log.debug(`no controlling terminal to give up (${native.errorText(errno)})`);
-    else log.debug(`gave up the controlling terminal${wasLeader ? ' (as session leader: its SIGHUP and SIGCONT are dropped)' : ''}`);
+    else log.debug(`gave up the controlling terminal${signalsSelf ? ' (the SIGHUP and SIGCONT this sends sexton are not forwarded)' : ''}`);
   }
   new Supervisor(options, log, native, {
     mainExited: (pid) => {
