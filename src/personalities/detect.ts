@@ -8,7 +8,7 @@ export const PERSONALITIES = ['tini', 'dumb-init'] as const;
 export type PersonalityName = (typeof PERSONALITIES)[number];
 
 const baseName = (file: string | undefined) => (file ?? '').slice((file ?? '').lastIndexOf('/') + 1);
-const isPersonality = (name: string): name is PersonalityName => (PERSONALITIES as readonly string[]).includes(name);
+export const isPersonality = (name: string): name is PersonalityName => (PERSONALITIES as readonly string[]).includes(name);
 
 /**
  * The personality asked for: the name sexton was started as, else SEXTON_PERSONALITY (any
@@ -22,5 +22,3 @@ export function requestedPersonality(argv: readonly string[], argv0: string, env
   if (argv[2] === 'status' || argv[2] === 'harness') return undefined;
   return wanted;
 }
-
-export { isPersonality };
