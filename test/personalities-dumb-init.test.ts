@@ -3,7 +3,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { killCoreLeftovers, runInTerminal } from './support/core';
 import { childrenOf, killLeftovers, procStat, requireBuilt, runAsPid1, SEXTON, until } from './support/pid1';
-import { bothOf, killToolLeftovers, Links, onlyChild, requirePeers, runTool, runToEnd, state, strays, treeHolds } from './support/personalities';
+import { alive, bothOf, descendantNamed, killToolLeftovers, Links, onlyChild, requirePeers, printed, running, runTool, runToEnd, state, strays } from './support/personalities';
 
 let links: Links;
 beforeAll(() => {
@@ -19,7 +19,6 @@ afterEach(() => {
 });
 
 const sh = (script: string) => ['sh', '-c', script];
-const gone = (pid: number) => ['Z', undefined].includes(state(pid));
 
 describe.each(bothOf(() => links, 'dumb-init'))('%s', (_label, dumbInit) => {
   test('-V and -h print to stderr and exit 0', async () => {
@@ -89,7 +88,7 @@ describe.each(bothOf(() => links, 'dumb-init'))('%s', (_label, dumbInit) => {
 
   test("setsid mode: a signal goes to the child's process group", async () => {
     const run = runTool([dumbInit(), ...GROUP_PROBE]);
-    await treeHolds(run.pid as number, 2);
+    await descendantNamed(run.pid as number, 'sleep');
     process.kill(run.pid as number, 'SIGTERM');
     const result = await run;
     expect(result.stdout).toContain('sleep=143');
@@ -97,10 +96,10 @@ describe.each(bothOf(() => links, 'dumb-init'))('%s', (_label, dumbInit) => {
 
   test('-c: a signal goes to the child alone', async () => {
     const run = runTool([dumbInit(), '-c', ...GROUP_PROBE]);
-    const [, sleep] = await treeHolds(run.pid as number, 2);
+    const sleep = await descendantNamed(run.pid as number, 'sleep');
     process.kill(run.pid as number, 'SIGTERM');
     await new Promise((r) => setTimeout(r, 300));
-    expect(state(sleep)).toBe('S');  // only sh got it
+    expect(alive(sleep)).toBe(true);  // only sh got it
     process.kill(sleep, 'SIGKILL');
     const result = await run;
     expect(result.stdout).toContain('sh-got-term');
@@ -110,17 +109,15 @@ describe.each(bothOf(() => links, 'dumb-init'))('%s', (_label, dumbInit) => {
 
   test('-r 15:10 forwards TERM as USR1; -r 15:0 drops TERM', async () => {
     const rewritten = runTool([dumbInit(), '-c', '-r', '15:10', ...TRAPS]);
-    await treeHolds(rewritten.pid as number, 1);
-    await new Promise((r) => setTimeout(r, 200));
+    await printed(rewritten, 'ready');
     process.kill(rewritten.pid as number, 'SIGTERM');
     expect((await rewritten).exitCode).toBe(7);
 
     const dropped = runTool([dumbInit(), '-c', '--rewrite=15:0', ...TRAPS]);
-    await treeHolds(dropped.pid as number, 1);
-    await new Promise((r) => setTimeout(r, 200));
+    await printed(dropped, 'ready');
     process.kill(dropped.pid as number, 'SIGTERM');
     await new Promise((r) => setTimeout(r, 300));
-    expect(state(dropped.pid as number)).toMatch(/[SR]/);
+    expect(alive(dropped.pid as number)).toBe(true);
     process.kill(dropped.pid as number, 'SIGUSR1');
     expect((await dropped).exitCode).toBe(7);
   });
@@ -136,7 +133,7 @@ describe.each(bothOf(() => links, 'dumb-init'))('%s', (_label, dumbInit) => {
     const result = await runToEnd([dumbInit(), ...LEAVES_ONE]);
     expect(result.exitCode).toBe(4);
     const left = leftover(result.stdout);
-    await until(() => gone(left), 3000, `pid ${left} to die of the TERM`);
+    await until(() => !alive(left), 3000, `pid ${left} to die of the TERM`);
   });
 
   test.each([
@@ -147,7 +144,7 @@ describe.each(bothOf(() => links, 'dumb-init'))('%s', (_label, dumbInit) => {
     expect(result.exitCode).toBe(4);
     const left = leftover(result.stdout);
     await new Promise((r) => setTimeout(r, 300));
-    expect(state(left)).toBe('S');
+    expect(alive(left)).toBe(true);
   });
 
   test.each([
@@ -161,7 +158,7 @@ describe.each(bothOf(() => links, 'dumb-init'))('%s', (_label, dumbInit) => {
     process.kill(init, 'SIGTSTP');
     await until(() => state(child) === childState && state(init) === 'T', 5000, `both stopped (child ${state(child)}, init ${state(init)})`);
     process.kill(init, 'SIGCONT');
-    await until(() => state(child) === 'S' && state(init) === 'S', 5000, `both running (child ${state(child)}, init ${state(init)})`);
+    await until(() => running(child) && running(init), 5000, `both running (child ${state(child)}, init ${state(init)})`);
     process.kill(init, 'SIGTERM');
     expect((await run).exitCode).toBe(143);
   });
@@ -175,7 +172,7 @@ describe.each(bothOf(() => links, 'dumb-init'))('%s', (_label, dumbInit) => {
     await new Promise((r) => setTimeout(r, 200));
     expect(state(run.pid1)).not.toBe('T');
     run.signal('SIGCONT');
-    await until(() => state(child) === 'S', 5000, 'child running');
+    await until(() => running(child), 5000, 'child running');
     run.signal('SIGTERM');
     expect((await run.done()).exitCode).toBe(143);
   });
@@ -229,9 +226,8 @@ describe('sexton as dumb-init only', () => {
     ['-v', ['-v'], {}],
     ['DUMB_INIT_DEBUG=1', [], { DUMB_INIT_DEBUG: '1' }],
   ])('%s: [dumb-init] lines say the child started, each signal forwarded, and how the child exited', async (_how, flags, env) => {
-    const run = runTool([dumbInit(), ...flags, ...sh('exec 2>/dev/null; trap "exit 6" HUP; while :; do sleep 0.05; done')], { env });
-    await treeHolds(run.pid as number, 1);
-    await new Promise((r) => setTimeout(r, 300));
+    const run = runTool([dumbInit(), ...flags, ...sh('exec 2>/dev/null; trap "exit 6" HUP; echo ready; while :; do sleep 0.05; done')], { env });
+    await printed(run, 'ready');
     process.kill(run.pid as number, 'SIGHUP');
     const result = await run;
     expect(result.exitCode).toBe(6);

@@ -1,7 +1,7 @@
 // sexton reached through links named tini and dumb-init, next to Debian's real tini and
 // dumb-init, run directly (not PID 1) by the test process.
 import { execa } from 'execa';
-import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { childrenOf, hostDescendants, procStat, SEXTON, StartedPids, TINI, until } from './pid1';
@@ -76,12 +76,11 @@ export async function runToEnd(argv: string[], options: DirectOptions = {}) {
   return { ...result, stdout: String(result.stdout), stderr: String(result.stderr), pid: proc.pid as number };
 }
 
-/** Waits until the process tree under pid holds at least `count` processes. */
-export function treeHolds(pid: number, count: number): Promise<number[]> {
-  return until(() => {
-    const tree = hostDescendants(pid);
-    return tree.length >= count ? tree : undefined;
-  }, 10_000, `${count} processes under ${pid}`);
+/** Resolves once the run's stdout has shown `text`. */
+export function printed(run: ReturnType<typeof runTool>, text: string, timeoutMs = 10_000): Promise<void> {
+  let seen = '';
+  run.stdout?.on('data', (chunk) => (seen += chunk));
+  return until(() => seen.includes(text), timeoutMs, `${JSON.stringify(text)} on stdout; have ${JSON.stringify(seen)}`).then(() => undefined);
 }
 
 /** SIGKILLs what runTool started (trees first) and the strays tests named. */
@@ -101,3 +100,19 @@ export function onlyChild(pid: number): Promise<number> {
 }
 
 export const state = (pid: number) => procStat(pid)?.state;
+/** Not gone and not a zombie: in any state a live process has (S, R, D…). */
+export const alive = (pid: number) => !['Z', 'X', undefined].includes(state(pid));
+export const running = (pid: number) => alive(pid) && state(pid) !== 'T';
+
+function comm(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** The first process under pid that has exec'd `name` (a forked shell is not it yet). */
+export function descendantNamed(pid: number, name: string): Promise<number> {
+  return until(() => hostDescendants(pid).find((p) => comm(p) === name), 10_000, `${name} under ${pid}`);
+}
