@@ -226,7 +226,8 @@ describe('sexton as dumb-init only', () => {
     ['-v', ['-v'], {}],
     ['DUMB_INIT_DEBUG=1', [], { DUMB_INIT_DEBUG: '1' }],
   ])('%s: [dumb-init] lines say the child started, each signal forwarded, and how the child exited', async (_how, flags, env) => {
-    const run = runTool([dumbInit(), ...flags, ...sh('exec 2>/dev/null; trap "exit 6" HUP; echo ready; while :; do sleep 0.05; done')], { env });
+    // The child lingers after the HUP: its notice and its exit reach sexton's JS on separate threads.
+    const run = runTool([dumbInit(), ...flags, ...sh('exec 2>/dev/null; trap "sleep 0.3; exit 6" HUP; echo ready; while :; do sleep 0.05; done')], { env });
     await printed(run, 'ready');
     process.kill(run.pid as number, 'SIGHUP');
     const result = await run;
