@@ -17,6 +17,7 @@ namespace sexton {
 namespace {
 
 ReapListener* listener = nullptr;  // heap, never destroyed
+std::atomic<bool> report_orphans{false};
 
 ReapEvent main_exit_event(pid_t pid, int status) {
   ReapEvent event{ReapEvent::kMainExited, pid};
@@ -55,6 +56,7 @@ void reap_zombies(pid_t first) {
     stats.reaped.fetch_add(1);
     if (pid != child.pid) {
       stats.orphans_reaped.fetch_add(1);
+      if (report_orphans.load()) (*listener)(ReapEvent{ReapEvent::kOrphanReaped, pid});
       continue;
     }
     child.pid = 0;
@@ -110,6 +112,8 @@ void* reaper_loop(void*) {
 }
 
 }  // namespace
+
+void set_report_orphans(bool on) { report_orphans.store(on); }
 
 void register_main_child(pid_t pid) {
   MainChild& child = main_child();

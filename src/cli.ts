@@ -5,6 +5,8 @@ import { disableChildProcess, keepInitAlive, shedNodeOptions } from './init-guar
 import { Logger } from './log';
 import { AddonLoadError, Native, START_FAILURE_EXIT, StartError } from './native';
 import { parseArgs, USAGE, USAGE_EXIT, UsageError } from './options';
+import { requestedPersonality } from './personalities/detect';
+import { runPersonality } from './personalities/run';
 import { statusMain } from './status-command';
 import { Supervisor } from './supervisor';
 
@@ -45,6 +47,8 @@ function runInit(argv: string[]): void {
 }
 
 export function main(argv: string[]): void {
+  const personality = requestedPersonality(process.argv, process.argv0, process.env);  // tini, dumb-init
+  if (personality !== undefined) return runPersonality(personality, argv);
   if (argv[0] === 'harness') return runHarness(argv.slice(1));
   if (argv[0] === 'scan') return runScan(argv.slice(1));
   if (argv[0] === 'status') {

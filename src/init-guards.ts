@@ -61,6 +61,6 @@ export function shedNodeOptions(log: Logger): void {
     .filter(([name]) => name !== 'NODE_OPTIONS')
     .map(([name, value]) => `${name}=${value}`);
   env.push(`${APP_NODE_OPTIONS}=${options}`);
-  const errno = loadNative().execSelf([process.execPath, ...process.execArgv, __filename, ...process.argv.slice(2)], env);
+  const errno = loadNative().execSelf([process.execPath, ...process.execArgv, process.argv[1], ...process.argv.slice(2)], env);
   log.warn(`NODE_OPTIONS preloads ran inside sexton and could not be shed (execve: ${errnoName(errno)})`);
 }

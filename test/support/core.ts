@@ -64,11 +64,11 @@ export interface TerminalRun {
 }
 
 /**
- * Runs sexton as PID 1 of a fresh PID namespace on a pseudo-terminal made by util-linux `script`.
+ * Runs sexton (or `argv`) as PID 1 of a fresh PID namespace on a pseudo-terminal made by util-linux `script`.
  * Whatever is written to script's stdin is typed into the terminal.
  */
-export async function runInTerminal(args: string[], timeoutMs = 20_000): Promise<TerminalRun> {
-  const inner = shellQuote(asPid1(sextonArgv(args)));
+export async function runInTerminal(args: string[], timeoutMs = 20_000, argv = sextonArgv(args)): Promise<TerminalRun> {
+  const inner = shellQuote(asPid1(argv));
   const proc = execa('script', ['--quiet', '--return', '--command', inner, '/dev/null'], {
     reject: false,
     stdin: 'pipe',
