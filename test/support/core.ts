@@ -2,7 +2,7 @@
 // pseudo-terminal, and reading a process's state from the host.
 import { execa, type ResultPromise } from 'execa';
 import { readFileSync } from 'node:fs';
-import { asPid1, childrenOf, fixture, hostDescendants, procStat, sextonArgv, until } from './pid1';
+import { asPid1, childrenOf, untilExecuted, fixture, hostDescendants, procStat, sextonArgv, until } from './pid1';
 
 export { fixture, procStat };
 
@@ -84,6 +84,7 @@ export async function runInTerminal(args: string[], timeoutMs = 20_000, argv = s
     const unshare = hostDescendants(proc.pid as number).find((pid) => comm(pid) === 'unshare');
     return unshare === undefined ? undefined : childrenOf(unshare)[0];
   }, 10_000, 'PID 1 under script');
+  await untilExecuted(pid1);
   return {
     proc,
     pid1,
