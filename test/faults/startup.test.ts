@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   childrenOf, FIXTURES, killLeftovers, procStat, requireBuilt, runAsPid1, SEXTON, StartedPids, until,
 } from '../support/pid1';
+import { freePort } from '../support/observability';
 
 const NODE = process.execPath;
 const started = new StartedPids();
@@ -126,6 +127,43 @@ describe('RLIMIT_NOFILE', () => {
       expect(r.stderr.split('\n')).toHaveLength(1);
       expect([1, 126]).toContain(r.exitCode);
     }
+  });
+});
+
+describe('RLIMIT_NOFILE with every exporter on and a leftover to stop', () => {
+  it('each limit either fails at start in one line (exit 1) or runs the whole stop sequence', async () => {
+    const dir = mkdtempSync(path.join(scratch, 'nofile-'));
+    const outcomes: string[] = [];
+    for (let n = 22; n <= 34; n++) {
+      const socket = path.join(dir, `status-${n}.sock`);
+      const port = await freePort();
+      const daemon = 'trap "echo daemon-got-TERM; exit 0" TERM; while :; do sleep 0.05; done';
+      const run = await runAsPid1([
+        'prlimit', `--nofile=${n}`, NODE, SEXTON, '--status-socket', socket, '--metrics', `127.0.0.1:${port}`, '--stats-file', path.join(dir, `stats-${n}.json`),
+        '--', 'sh', '-c', `echo ready; sleep 1.5; sh -c '${daemon}' & sleep 0.3; exit 0`,  // the daemon's trap is in before the child ends
+      ], { raw: true, timeoutMs: 20_000 });
+      const ready = await Promise.race([run.waitFor('ready', 'stdout', 10_000).then(() => true), run.done().then(() => false)]);
+      if (!ready) {
+        const result = await run.done();
+        outcomes.push(`${n}: exit ${result.exitCode} at start`);
+        expect(result.exitCode).toBe(1);
+        expect(result.stderr).toMatch(/^sexton: RLIMIT_NOFILE leaves sexton \d+ free file descriptor\(s\) and it needs \d+: raise it \(ulimit -n\)\n$/);
+        continue;
+      }
+      await until(() => existsSync(socket), 5000, 'the status socket');
+      const status = await execa(NODE, [SEXTON, 'status', '--json', '--socket', socket], { reject: false, timeout: 5000 });
+      const metrics = await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(5000) });
+      const result = await run.done();
+      outcomes.push(`${n}: runs`);
+      expect(status.exitCode, status.stderr).toBe(0);
+      expect(metrics.status).toBe(200);
+      expect(result.stdout).toContain('daemon-got-TERM');
+      expect(result.stderr).not.toMatch(/EMFILE|internal error|no place to listen/);
+      expect(result.exitCode).toBe(0);
+    }
+    console.log(`RLIMIT_NOFILE, all exporters: ${outcomes.join('; ')}`);
+    expect(outcomes.some((o) => o.endsWith('at start'))).toBe(true);
+    expect(outcomes.some((o) => o.endsWith('runs'))).toBe(true);
   });
 });
 
