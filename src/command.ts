@@ -28,11 +28,27 @@ export function rawArguments(decoded: string[], trustProc: boolean): (string | B
   }
 }
 
+/** PATH as its bytes: Node decodes the environment as UTF-8 too, and a directory can be Latin-1. */
+function searchPathBytes(): string | Buffer | undefined {
+  const decoded = process.env.PATH;
+  if (decoded === undefined || !decoded.includes('\ufffd')) return decoded;
+  try {
+    const entry = readFileSync('/proc/self/environ', 'latin1').split('\0').find((e) => e.startsWith('PATH='));
+    return entry === undefined ? decoded : Buffer.from(entry.slice('PATH='.length), 'latin1');
+  } catch {
+    return decoded;
+  }
+}
+
 /** Paths execve should try, in order, as execvp would search them. */
-export function commandCandidates(name: string | Buffer, searchPath = process.env.PATH): (string | Buffer)[] {
+export function commandCandidates(name: string | Buffer, searchPath: string | Buffer | undefined = searchPathBytes()): (string | Buffer)[] {
   if (name.includes('/')) return [name];
-  const dirs = (searchPath ?? DEFAULT_PATH).split(':').map((dir) => `${dir === '' ? '.' : dir}/`);
-  return dirs.map((dir) => (typeof name === 'string' ? `${dir}${name}` : Buffer.concat([Buffer.from(dir), name])));
+  const text = searchPath ?? DEFAULT_PATH;
+  // latin1 maps each byte to one character and back, so the split keeps the bytes.
+  const dirs = (typeof text === 'string' ? text : text.toString('latin1')).split(':').map((dir) => `${dir === '' ? '.' : dir}/`);
+  if (typeof name === 'string' && typeof text === 'string') return dirs.map((dir) => `${dir}${name}`);
+  const encoding = typeof text === 'string' ? 'utf8' : 'latin1';
+  return dirs.map((dir) => Buffer.concat([Buffer.from(dir, encoding), typeof name === 'string' ? Buffer.from(name) : name]));
 }
 
 const errnoNames = new Map<number, string>();

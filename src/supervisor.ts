@@ -86,8 +86,8 @@ export class Supervisor {
     const { native, options } = this;
     // Every thread sexton will ever have starts here, before the child: once the app fills the
     // pids limit, no new one could be made.
-    this.startThread('notifier', native.startNotifier((notice) => this.onNotice(notice)));
-    this.startThread('reaper', native.startReaper((event) => this.onReap(event)));
+    this.startThread('notifier', native.startNotifier((notice) => this.guarded(() => this.onNotice(notice))));
+    this.startThread('reaper', native.startReaper((event) => this.guarded(() => this.onReap(event))));
     if (!this.procTrusted) {
       native.setProcTrusted(false);
       this.log.warn("/proc does not show sexton's own PID namespace (mount one, e.g. unshare --mount-proc): sexton reaps and forwards signals, but scans and names no process");
@@ -115,6 +115,15 @@ export class Supervisor {
     // At once, not later: an app can reach its memory limit within its first second.
     native.releaseFilePages();
     setTimeout(() => this.startExporters(), EXPORTERS_DELAY_MS);  // see exporters/index.ts
+  }
+
+  /** Node swallows an exception thrown in an addon's callback (a deprecation warning, once). */
+  private guarded(handle: () => void): void {
+    try {
+      handle();
+    } catch (error) {
+      this.log.error(`internal error (sexton keeps running): ${(error as Error).stack ?? error}`);
+    }
   }
 
   private startThread(name: string, errno: number): void {
