@@ -91,7 +91,7 @@ export interface Native {
   setParentDeathSignal(signal: number): boolean;
   signalRange(): { rtmin: number; rtmax: number };
   /** execve(argv[0], argv, env) after clearing close-on-exec on stdio; returns errno on failure. */
-  execSelf(argv: string[], env: string[]): number;
+  execSelf(argv: (string | Buffer)[], env: (string | Buffer)[]): number;
   exit(code: number): never;
   // For the tini and dumb-init personalities (src/personalities):
   /** TIOCNOTTY; signalsSelf: sexton led the session and the foreground, so the kernel sends it a SIGHUP and a SIGCONT (never forwarded: sexton is their sender). */

@@ -145,7 +145,7 @@ function parseSeconds(what: string, text: string): number {
 
 function parseBoolean(name: string, text: string): boolean {
   if (/^(1|true|yes|on)$/i.test(text.trim())) return true;
-  if (/^(0|false|no|off|)$/i.test(text.trim())) return false;
+  if (/^(0|false|no|off)$/i.test(text.trim())) return false;
   throw new UsageError(`${name}=${quote(text)}: expected 1 or 0`);
 }
 
@@ -174,8 +174,17 @@ function list(text: string | undefined): string[] {
   return (text ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
 }
 
+/** An empty variable is an error, not a default: `SEXTON_GRACE=` is a typo, not a wish. */
+function refuseEmptyVariables(env: NodeJS.ProcessEnv): void {
+  for (const { env: name } of OPTION_TABLE) {
+    const value = name === undefined ? undefined : env[name];
+    if (value !== undefined && value.trim() === '') throw new UsageError(`${name} is set but empty: unset it or give it a value`);
+  }
+}
+
 export function parseArgs(argv: string[], env: NodeJS.ProcessEnv): Request {
   const { given, command } = scan(argv);
+  refuseEmptyVariables(env);
   const has = (flag: Flag) => given.some((g) => g.flag === flag);
   const values = (flag: Flag) => given.filter((g) => g.flag === flag).map((g) => g.value as string);
   if (has('help')) return { kind: 'help' };
@@ -202,13 +211,10 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv): Request {
   const rewriteTexts = has('rewrite') ? values('rewrite') : list(env.SEXTON_REWRITE);
   const rewrites = new Map(rewriteTexts.map(parseRewrite));
 
-  /** The flag's last value, else the environment's; an empty variable is an error, not a default. */
+  /** The flag's last value, else the environment's. */
   const last = (flag: Flag): string | undefined => {
     if (has(flag)) return values(flag).at(-1);
-    const envName = optionNamed(flag)?.env as string;
-    const value = env[envName];
-    if (value !== undefined && value.trim() === '') throw new UsageError(`${envName} is set but empty: unset it or give it a value`);
-    return value;
+    return env[optionNamed(flag)?.env as string];
   };
   const pdeathText = last('pdeath');
   const pdeathSignal = pdeathText === undefined ? undefined : signalOption(pdeathText, 'pdeath');
