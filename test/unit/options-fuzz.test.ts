@@ -57,8 +57,9 @@ describe('empty values are usage errors, not defaults', () => {
     });
   }
 
-  it('a flag still wins over an empty variable only when the flag is given', () => {
-    const request = parseArgs(['--grace', '3', '--', 'true'], { SEXTON_GRACE: '' });
-    expect(request).toMatchObject({ kind: 'run', options: { grace: 3 } });
+  it('an empty variable is an error even where a flag would win over it (it is a typo either way)', () => {
+    expect(() => parseArgs(['--grace', '3', '--', 'true'], { SEXTON_GRACE: '' })).toThrow(/SEXTON_GRACE is set but empty/);
+    expect(() => parseArgs(['--', 'true'], { SEXTON_QUIET: '' })).toThrow(/SEXTON_QUIET is set but empty/);
+    expect(() => parseArgs(['--', 'true'], { SEXTON_REWRITE: ' ' })).toThrow(/SEXTON_REWRITE is set but empty/);
   });
 });
