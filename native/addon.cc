@@ -1,6 +1,7 @@
 // The Node-API surface: converts arguments and results, nothing else. src/native.ts types it.
 #include <napi.h>
 #include <signal.h>
+#include <string.h>
 
 #include <functional>
 
@@ -14,6 +15,7 @@
 #include "signals.h"
 #include "spawn.h"
 #include "state.h"
+#include "terminal.h"
 
 namespace sexton {
 namespace {
@@ -37,6 +39,7 @@ Napi::Value Spawn(const Napi::CallbackInfo& info) {
   request.argv = string_array(info[0]);
   request.candidates = string_array(info[1]);
   if (info[2].IsNumber()) request.oom_score_adj = std::to_string(info[2].As<Napi::Number>().Int32Value());
+  if (info[3].IsNumber()) request.session = static_cast<SpawnRequest::Session>(info[3].As<Napi::Number>().Int32Value());
   SpawnResult result = spawn(request);
   Napi::Object out = Napi::Object::New(info.Env());
   out.Set("pid", result.pid);
@@ -47,7 +50,8 @@ Napi::Value Spawn(const Napi::CallbackInfo& info) {
 
 Napi::Object to_js(Napi::Env env, const ReapEvent& e) {
   Napi::Object out = Napi::Object::New(env);
-  out.Set("kind", e.kind == ReapEvent::kMainExited ? "main-exited" : "no-children");
+  static const char* kinds[] = {"main-exited", "no-children", "orphan-reaped"};
+  out.Set("kind", kinds[e.kind]);
   out.Set("pid", e.pid);
   out.Set("exitCode", e.exit_code);
   out.Set("signal", e.signal);
@@ -127,7 +131,34 @@ Napi::Value OpenLogSink(const Napi::CallbackInfo& info) {
 
 Napi::Value WriteLog(const Napi::CallbackInfo& info) {
   std::string text = bytes(info[0]);
-  return Napi::Number::New(info.Env(), static_cast<double>(write_log(text.data(), text.size())));
+  int fd = info[1].IsNumber() ? info[1].As<Napi::Number>().Int32Value() : 2;
+  return Napi::Number::New(info.Env(), static_cast<double>(write_log(text.data(), text.size(), fd)));
+}
+
+// --- for the tini and dumb-init personalities (src/personalities) ---
+
+Napi::Value DetachControllingTerminal(const Napi::CallbackInfo& info) {
+  bool signals_self = false;
+  int rc = detach_controlling_terminal(&signals_self);
+  Napi::Object out = Napi::Object::New(info.Env());
+  out.Set("errno", rc);
+  out.Set("signalsSelf", signals_self);
+  return out;
+}
+
+Napi::Value SetStopSelfAfter(const Napi::CallbackInfo& info) {
+  set_stop_self_after(info[0].As<Napi::Number>(), info[1].As<Napi::Boolean>());
+  return info.Env().Undefined();
+}
+
+Napi::Value SetReportOrphans(const Napi::CallbackInfo& info) {
+  set_report_orphans(info[0].As<Napi::Boolean>());
+  return info.Env().Undefined();
+}
+
+// The C library's words for an errno, which dumb-init prints (libuv's differ).
+Napi::Value ErrorText(const Napi::CallbackInfo& info) {
+  return Napi::String::New(info.Env(), strerror(info[0].As<Napi::Number>().Int32Value()));
 }
 
 Napi::Value ReleaseFilePages(const Napi::CallbackInfo& info) {
@@ -248,6 +279,10 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("execSelf", Napi::Function::New(env, ExecSelf));
   exports.Set("exit", Napi::Function::New(env, Exit));
   exports.Set("peerCredentials", Napi::Function::New(env, PeerCredentialsOf));
+  exports.Set("detachControllingTerminal", Napi::Function::New(env, DetachControllingTerminal));
+  exports.Set("setStopSelfAfter", Napi::Function::New(env, SetStopSelfAfter));
+  exports.Set("setReportOrphans", Napi::Function::New(env, SetReportOrphans));
+  exports.Set("errorText", Napi::Function::New(env, ErrorText));
   return exports;
 }
 

@@ -13,12 +13,16 @@ namespace sexton {
 namespace {
 
 enum Mode { kPlain, kSocket, kOwnDescription, kPollFirst };
-int sink_fd = 2;
-Mode mode = kPlain;
+// Indexed by the fd asked for: stderr, and stdout where tini sends its info lines.
+int sink_fds[3] = {0, 1, 2};
+Mode modes[3] = {kPlain, kPlain, kPlain};
 
 }  // namespace
 
 const char* open_log_sink(int fd) {
+  if (fd < 1 || fd > 2) return "unsupported";
+  int& sink_fd = sink_fds[fd];
+  Mode& mode = modes[fd];
   sink_fd = fd;
   struct stat st;
   // The system call, not glibc's fstat: that symbol is new in glibc 2.33 (see glibc_compat.c).
@@ -37,7 +41,10 @@ const char* open_log_sink(int fd) {
   return (mode = kPollFirst), "poll before write";
 }
 
-long write_log(const char* data, size_t length) {
+long write_log(const char* data, size_t length, int fd) {
+  if (fd < 1 || fd > 2) return -EBADF;
+  int sink_fd = sink_fds[fd];
+  Mode mode = modes[fd];
   ssize_t n;
   if (mode == kSocket) {
     n = send(sink_fd, data, length, MSG_DONTWAIT | MSG_NOSIGNAL);

@@ -32,9 +32,11 @@ Table& table() {
   return *instance;
 }
 
-// /proc, opened once: each name is then one openat relative to it.
+// /proc, opened once (tried again while it fails, e.g. at RLIMIT_NOFILE): each name is then
+// one openat relative to it.
 int proc_dir() {
-  static int fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);  // only the reaper thread calls this
+  static int fd = -1;  // only the reaper thread calls this
+  if (fd < 0) fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
   return fd;
 }
 

@@ -17,6 +17,7 @@ namespace sexton {
 namespace {
 
 ReapListener* listener = nullptr;  // heap, never destroyed
+std::atomic<bool> report_orphans{false};
 
 ReapEvent main_exit_event(pid_t pid, int status) {
   ReapEvent event{ReapEvent::kMainExited, pid};
@@ -111,6 +112,7 @@ void reap_zombies(pid_t first) {
     if (pid != child.pid) {
       count_reaped_orphan(has_name ? name : nullptr);
       stats.orphans_reaped.fetch_add(1);
+      if (report_orphans.load()) (*listener)(ReapEvent{ReapEvent::kOrphanReaped, pid});
       continue;
     }
     child.pid = 0;
@@ -166,6 +168,8 @@ void* reaper_loop(void*) {
 }
 
 }  // namespace
+
+void set_report_orphans(bool on) { report_orphans.store(on); }
 
 void register_main_child(pid_t pid) {
   MainChild& child = main_child();

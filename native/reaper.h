@@ -6,7 +6,7 @@
 namespace sexton {
 
 struct ReapEvent {
-  enum Kind { kMainExited, kNoChildren } kind;
+  enum Kind { kMainExited, kNoChildren, kOrphanReaped } kind;
   pid_t pid = 0;
   int exit_code = -1;  // set when the main child exited normally
   int signal = 0;      // set when the main child was killed by a signal
@@ -20,6 +20,9 @@ using ReapListener = std::function<void(const ReapEvent&)>;
 // exited child, and reports the main child's exit and "no children left" to the listener.
 // Returns 0, or the errno of pthread_create (EAGAIN at the pids limit).
 int start_reaper(ReapListener listener);
+
+// Also report each orphan reaped (tini's -w): one event each, so only when asked.
+void set_report_orphans(bool on);
 
 // Called by spawn with the main child's mutex held.
 void register_main_child(pid_t pid);

@@ -20,6 +20,7 @@ std::atomic<int> actions[kMaxSignal];
 std::atomic<bool> notify[kMaxSignal];
 std::atomic<bool> to_group{false};
 std::atomic<uint64_t> pending{0};  // bit n-1: signal n arrived before there was a child
+std::atomic<bool> stop_self_after[kMaxSignal];
 struct sigaction previous[kMaxSignal];  // what was installed before us (V8's SIGSEGV handler)
 pid_t own_pid = 0;
 bool installed = false;
@@ -115,6 +116,7 @@ void forward_signal(int sig, siginfo_t* info, void* context) {
     }
   }
   tell_js(sig, action, info, result);
+  if (stop_self_after[sig].load()) kill(own_pid, SIGSTOP);
   errno = saved_errno;
 }
 
@@ -164,5 +166,9 @@ void forward_pending_signals() {
 }
 
 int signal_main_child(int signal) { return forward(signal); }
+
+void set_stop_self_after(int signal, bool on) {
+  if (signal > 0 && signal < kMaxSignal) stop_self_after[signal].store(on);
+}
 
 }  // namespace sexton

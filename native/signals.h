@@ -24,4 +24,8 @@ void forward_pending_signals();
 // Forwards a signal to the main child (or its group) as the handler would, counting it.
 int signal_main_child(int signal);
 
+// After handling `signal`, sexton stops itself with SIGSTOP (dumb-init's job control: the
+// shell that started it sees it stop; SIGCONT resumes it and is forwarded).
+void set_stop_self_after(int signal, bool on);
+
 }  // namespace sexton

@@ -12,6 +12,7 @@
 #include "reaper.h"
 #include "signals.h"
 #include "state.h"
+#include "terminal.h"
 
 extern char** environ;
 
@@ -64,7 +65,9 @@ void set_oom_score_adj(const std::string& value) {
 [[noreturn]] void exec_child(const SpawnRequest& request, char* const* argv, bool give_terminal, int report_fd) {
   reset_signal_dispositions();
   set_oom_score_adj(request.oom_score_adj);
-  become_group_leader(give_terminal);
+  // dumb-init's modes: a session of its own (setsid), or sexton's own group (--single-child).
+  if (request.session == SpawnRequest::kNewSession) take_new_session();
+  else if (request.session == SpawnRequest::kOwnGroup) become_group_leader(give_terminal);
   make_stdio_inheritable();
   sigset_t none;
   sigemptyset(&none);

@@ -10,6 +10,7 @@ struct SpawnRequest {
   std::vector<std::string> argv;        // bytes, as sexton received them
   std::vector<std::string> candidates;  // full paths to try with execve, in PATH order
   std::string oom_score_adj;            // written to the child's oom_score_adj; empty: inherit
+  enum Session { kOwnGroup, kNewSession, kSameGroup } session = kOwnGroup;  // see spawn.cc
 };
 
 struct SpawnResult {

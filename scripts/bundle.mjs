@@ -5,7 +5,7 @@
 // package's main entry (src/index.ts) loads the harness bundle rather than a copy of it. Writes
 // the notices for every package bundled (scripts/notices.mjs).
 import { build } from 'esbuild';
-import { readFileSync } from 'node:fs';
+import { chmodSync, readFileSync } from 'node:fs';
 import { writeNotices } from './notices.mjs';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
@@ -28,3 +28,5 @@ const results = await Promise.all([
   build({ ...common, entryPoints: ['src/scan/cli.ts'], outfile: 'dist/scan.js' }),
 ]);
 writeNotices(results.flatMap((result) => Object.keys(result.metafile.inputs)), 'dist/THIRD-PARTY-NOTICES.md');
+// Executable as npm's bin link makes it, so a link named tini or dumb-init to it runs as that tool.
+chmodSync('dist/sexton.js', 0o755);

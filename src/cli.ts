@@ -1,10 +1,13 @@
 // sexton's entry point: guard PID 1, parse the command line, hand over to the supervisor.
 import { early } from './first-handlers';  // first: see the file
 import { writeSync } from 'node:fs';
+import { checkDescriptorRoom, descriptorsNeeded } from './descriptors';
 import { disableChildProcess, keepInitAlive, shedNodeOptions } from './init-guards';
 import { Logger } from './log';
 import { AddonLoadError, Native, START_FAILURE_EXIT, StartError } from './native';
 import { parseArgs, USAGE, USAGE_EXIT, UsageError } from './options';
+import { requestedPersonality } from './personalities/detect';
+import { runPersonality } from './personalities/run';
 import { statusMain } from './status-command';
 import { Supervisor } from './supervisor';
 
@@ -37,6 +40,7 @@ function runInit(argv: string[]): void {
   const request = parseArgs(argv, process.env);
   if (request.kind === 'help') return write(1, `${USAGE}\n`);
   if (request.kind === 'version') return write(1, `sexton ${SEXTON_VERSION}\n`);
+  checkDescriptorRoom(descriptorsNeeded(request.options));
   native.openLogSink(2);
   const log = new Logger(request.options.verbosity, request.options.logFormat, (text) => native.writeLog(text));
   keepInitAlive(log);
@@ -45,6 +49,8 @@ function runInit(argv: string[]): void {
 }
 
 export function main(argv: string[]): void {
+  const personality = requestedPersonality(process.argv, process.argv0, process.env);  // tini, dumb-init
+  if (personality !== undefined) return runPersonality(personality, argv);
   if (argv[0] === 'harness') return runHarness(argv.slice(1));
   if (argv[0] === 'scan') return runScan(argv.slice(1));
   if (argv[0] === 'status') {

@@ -1,6 +1,7 @@
 // What sexton needs to know about the command before and after it tries to run it.
-import { openSync, readSync, closeSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { constants } from 'node:os';
+import { ownWords } from './procfs';
 import { quote } from './quote';
 
 const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
@@ -12,27 +13,29 @@ const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/b
  */
 export function rawArguments(decoded: string[], trustProc: boolean): (string | Buffer)[] {
   if (!trustProc || decoded.every((arg) => !arg.includes('\ufffd'))) return decoded;
-  try {
-    const words = readFileSync('/proc/self/cmdline').subarray(0, -1);
-    const all: Buffer[] = [];
-    for (let start = 0; start <= words.length;) {
-      const end = words.indexOf(0, start);
-      all.push(words.subarray(start, end < 0 ? words.length : end));
-      start = end < 0 ? words.length + 1 : end + 1;
-    }
-    const raw = all.slice(all.length - decoded.length);
-    // Only if each word decodes to what Node made of it: otherwise this is not our argv.
-    return raw.length === decoded.length && raw.every((b, i) => b.toString() === decoded[i]) ? raw : decoded;
-  } catch {
-    return decoded;
-  }
+  const all = ownWords('cmdline') ?? [];
+  const raw = all.slice(all.length - decoded.length);
+  // Only if each word decodes to what Node made of it: otherwise this is not our argv.
+  return raw.length === decoded.length && raw.every((b, i) => b.toString() === decoded[i]) ? raw : decoded;
+}
+
+/** PATH as its bytes: Node decodes the environment as UTF-8 too, and a directory can be Latin-1. */
+function searchPathBytes(): string | Buffer | undefined {
+  const decoded = process.env.PATH;
+  if (decoded === undefined || !decoded.includes('\ufffd')) return decoded;
+  const entry = ownWords('environ')?.find((e) => e.subarray(0, 5).toString() === 'PATH=');
+  return entry === undefined ? decoded : entry.subarray(5);
 }
 
 /** Paths execve should try, in order, as execvp would search them. */
-export function commandCandidates(name: string | Buffer, searchPath = process.env.PATH): (string | Buffer)[] {
+export function commandCandidates(name: string | Buffer, searchPath: string | Buffer | undefined = searchPathBytes()): (string | Buffer)[] {
   if (name.includes('/')) return [name];
-  const dirs = (searchPath ?? DEFAULT_PATH).split(':').map((dir) => `${dir === '' ? '.' : dir}/`);
-  return dirs.map((dir) => (typeof name === 'string' ? `${dir}${name}` : Buffer.concat([Buffer.from(dir), name])));
+  const text = searchPath ?? DEFAULT_PATH;
+  // latin1 maps each byte to one character and back, so the split keeps the bytes.
+  const dirs = (typeof text === 'string' ? text : text.toString('latin1')).split(':').map((dir) => `${dir === '' ? '.' : dir}/`);
+  if (typeof name === 'string' && typeof text === 'string') return dirs.map((dir) => `${dir}${name}`);
+  const encoding = typeof text === 'string' ? 'utf8' : 'latin1';
+  return dirs.map((dir) => Buffer.concat([Buffer.from(dir, encoding), typeof name === 'string' ? Buffer.from(name) : name]));
 }
 
 const errnoNames = new Map<number, string>();

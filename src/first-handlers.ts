@@ -6,11 +6,12 @@
 // Node's own start-up, before any of this runs, is a window no code of ours can close:
 // docs/operations.md gives its size.
 import { loadNative, Native } from './native';
+import { requestedPersonality } from './personalities/detect';
 
 const TOOLS = new Set(['status', 'harness']);
 
 function installEarly(): { native?: Native; error?: unknown } {
-  if (TOOLS.has(process.argv[2])) return {};
+  if (TOOLS.has(process.argv[2]) && !requestedPersonality(process.argv, process.argv0, process.env)) return {};
   try {
     const native = loadNative();
     native.installSignalHandlers();

@@ -3,6 +3,7 @@
 import { errnoName } from './command';
 import type { Logger } from './log';
 import { loadNative } from './native';
+import { ownWords } from './procfs';
 
 /**
  * libuv reaps only the pids it spawned, and sexton's reaper would steal their exit statuses:
@@ -57,10 +58,16 @@ export function shedNodeOptions(log: Logger): void {
   }
   const options = process.env.NODE_OPTIONS;
   if (!options || !CODE_IN_PID1.test(options)) return;
-  const env = Object.entries(process.env)
-    .filter(([name]) => name !== 'NODE_OPTIONS')
-    .map(([name, value]) => `${name}=${value}`);
+  // The bytes the kernel holds, where /proc has them: Node's decoded copies lose what is not UTF-8.
+  const rawEnv = ownWords('environ');
+  const env: (string | Buffer)[] = rawEnv
+    ? rawEnv.filter((e) => !e.subarray(0, 13).equals(Buffer.from('NODE_OPTIONS=')))
+    : Object.entries(process.env).filter(([name]) => name !== 'NODE_OPTIONS').map(([name, value]) => `${name}=${value}`);
   env.push(`${APP_NODE_OPTIONS}=${options}`);
-  const errno = loadNative().execSelf([process.execPath, ...process.execArgv, __filename, ...process.argv.slice(2)], env);
+  const rawArgv = ownWords('cmdline');
+  const argv = rawArgv && rawArgv.length === 1 + process.execArgv.length + process.argv.length - 1
+    ? [process.execPath, ...rawArgv.slice(1)]
+    : [process.execPath, ...process.execArgv, process.argv[1], ...process.argv.slice(2)];
+  const errno = loadNative().execSelf(argv, env);
   log.warn(`NODE_OPTIONS preloads ran inside sexton and could not be shed (execve: ${errnoName(errno)})`);
 }

@@ -13,8 +13,11 @@ export const DEBUG = 3;
 export type LogFormat = 'text' | 'json';
 type Fields = Record<string, unknown>;
 
-/** Writes text; returns the bytes written or -errno. */
-export type LogSink = (text: string) => number;
+/** Writes text (a line of `level`); returns the bytes written or -errno. */
+export type LogSink = (text: string, level: number) => number;
+
+/** What a text line starts with; the tini and dumb-init personalities have their own. */
+export type LinePrefix = (level: number) => string;
 
 /** Well below PIPE_BUF even in UTF-8: a line reaches a pipe whole or not at all. */
 const MAX_MESSAGE_CHARS = 1000;
@@ -34,8 +37,15 @@ export class Logger {
   private unsaid = 0;
   /** Lines dropped in all. */
   droppedLines = 0;
+  /** A stream socket took part of the last line: the next one starts on a line of its own. */
+  private lineCut = false;
 
-  constructor(readonly verbosity: number, readonly format: LogFormat = 'text', private readonly sink: LogSink = blockingStderr) {}
+  constructor(
+    readonly verbosity: number,
+    readonly format: LogFormat = 'text',
+    private readonly sink: LogSink = blockingStderr,
+    private readonly prefix: LinePrefix = () => 'sexton: ',
+  ) {}
 
   error(message: string, fields?: Fields): void { this.write(QUIET, message, fields); }
   warn(message: string, fields?: Fields): void { this.write(DEFAULT, message, fields); }
@@ -46,15 +56,20 @@ export class Logger {
     if (level > this.verbosity) return;
     if (this.unsaid > 0) {
       const note = this.format_(DEFAULT, `${this.unsaid} log line(s) dropped: stderr was not taking them`, { droppedLines: this.unsaid });
-      if (!this.emit(note)) return;
+      if (!this.emit(note, DEFAULT)) return;
       this.unsaid = 0;
     }
-    this.emit(this.format_(level, message, fields));
+    this.emit(this.format_(level, message, fields), level);
   }
 
-  private emit(line: string): boolean {
+  private emit(text: string, level: number): boolean {
+    const line = this.lineCut ? `\n${text}` : text;
     // A write failure of any kind (EAGAIN, EPIPE) loses the line, never PID 1.
-    if (this.sink(line) > 0) return true;
+    const written = this.sink(line, level);
+    if (written > 0) {
+      this.lineCut = written < Buffer.byteLength(line);
+      return true;
+    }
     this.unsaid++;
     this.droppedLines++;
     return false;
@@ -64,6 +79,6 @@ export class Logger {
     const message = text.length > MAX_MESSAGE_CHARS ? `${text.slice(0, MAX_MESSAGE_CHARS)}…` : text;
     return this.format === 'json'
       ? `${JSON.stringify({ time: new Date().toISOString(), level: LEVEL_NAMES[level], message, ...fields })}\n`
-      : `sexton: ${message}\n`;
+      : `${this.prefix(level)}${message}\n`;
   }
 }

@@ -79,6 +79,9 @@ function totalMemoryBytes(): number {
   return m ? Number(m[1]) * 1024 : Number.MAX_SAFE_INTEGER;
 }
 
+/** How long after an OOM event the kill count is read again (the event may come first). */
+const OOM_RECHECK_MS = 100;
+
 /** How long after activity sexton gives back the file pages it faulted in. */
 const RELEASE_DELAY_MS = 1000;
 
@@ -86,6 +89,8 @@ export class MemoryGuard {
   private readonly cgroup = findMemoryCgroup();
   private readonly oomKillsAtStart: number;
   private releaseTimer?: NodeJS.Timeout;
+  private recheckTimer?: NodeJS.Timeout;
+  private killsReported = 0;
 
   constructor(private readonly native: Native, private readonly log: Logger, private readonly policy: OomPolicy) {
     this.oomKillsAtStart = (this.cgroup && oomKillCount(this.cgroup)) ?? 0;
@@ -116,11 +121,29 @@ export class MemoryGuard {
     if (errno !== 0) this.log.debug(`OOM kills are counted but not watched live (${this.cgroup.dir}: errno ${errno})`);
   }
 
-  /** Logs an OOM kill the kernel just made in sexton's cgroup. */
+  /**
+   * Logs the OOM kills the kernel made in sexton's cgroup since the last line. cgroup v1's
+   * event fires each time a charge fails under OOM, many times per kill, and sometimes before
+   * the kill is counted: so lines follow the count, and the count is read once more a moment
+   * later. Where the count cannot be read, each event gets a line.
+   */
   onOomKill(): void {
+    this.reportNewKills();
+    if (this.recheckTimer) return;
+    this.recheckTimer = setTimeout(() => {
+      this.recheckTimer = undefined;
+      this.reportNewKills();
+    }, OOM_RECHECK_MS);
+    this.recheckTimer.unref();
+  }
+
+  private reportNewKills(): void {
+    const kills = this.oomKills();
+    if (kills !== undefined && kills <= this.killsReported) return;
+    this.killsReported = kills ?? this.killsReported;
     const limit = this.cgroup?.limitBytes;
     const of = limit ? ` (limit ${(limit / 2 ** 20).toFixed(0)} MiB)` : '';
-    this.log.warn(`the OOM killer ended a process in sexton's memory cgroup${of}; ${this.oomKills() ?? '?'} OOM kill(s) so far`, { oomKills: this.oomKills() });
+    this.log.warn(`the OOM killer ended a process in sexton's memory cgroup${of}; ${kills ?? '?'} OOM kill(s) so far`, { oomKills: kills });
   }
 
   /** Gives back file pages faulted in by recent work, once things are quiet for a moment. */

@@ -14,7 +14,13 @@ export interface SpawnResult {
 export type ReapEvent =
   /** lastChild: sexton had no other child left when the main child was reaped. */
   | { kind: 'main-exited'; pid: number; exitCode: number; signal: number; lastChild: boolean }
-  | { kind: 'no-children'; pid: 0; exitCode: -1; signal: 0; lastChild: false };
+  | { kind: 'no-children'; pid: 0; exitCode: -1; signal: 0; lastChild: false }
+  /** Only after setReportOrphans(true). */
+  | { kind: 'orphan-reaped'; pid: number; exitCode: -1; signal: 0; lastChild: false };
+
+/** Where the child goes: a group of its own (sexton, tini), a session of its own, or sexton's group (dumb-init). */
+export const CHILD_SESSION = { ownGroup: 0, newSession: 1, sameGroup: 2 } as const;
+export type ChildSession = (typeof CHILD_SESSION)[keyof typeof CHILD_SESSION];
 
 /**
  * What the notifier thread hands to JS: a signal policy asked to hear of, an OOM kill in
@@ -55,7 +61,7 @@ export interface Native {
    * Forks and execs `argv` (Buffers pass bytes unchanged), trying each candidate path in turn;
    * registers it with the reaper. The child sets its oom_score_adj first when one is given.
    */
-  spawn(argv: (string | Buffer)[], candidates: (string | Buffer)[], oomScoreAdj?: number): SpawnResult;
+  spawn(argv: (string | Buffer)[], candidates: (string | Buffer)[], oomScoreAdj?: number, session?: ChildSession): SpawnResult;
   /** Returns 0 or the errno of creating the thread. */
   startReaper(onEvent: (event: ReapEvent) => void): number;
   /** Returns 0 or the errno of creating the thread. */
@@ -68,8 +74,8 @@ export interface Native {
   setProcTrusted(trusted: boolean): void;
   /** Prepares non-blocking writes to fd; returns how (for the logs). */
   openLogSink(fd: number): string;
-  /** Bytes written, or -errno (-EAGAIN when the reader is not reading). Never blocks. */
-  writeLog(text: string): number;
+  /** Bytes written to fd (2 by default, or 1 once opened), or -errno (-EAGAIN when the reader is not reading). Never blocks. */
+  writeLog(text: string, fd?: number): number;
   /** Unmaps clean file pages sexton is not using; returns the bytes of RSS released. */
   releaseFilePages(): number;
   /** Posts an 'oom' notice on each OOM kill in the memory cgroup at dir; 0 or errno. */
@@ -87,8 +93,17 @@ export interface Native {
   setParentDeathSignal(signal: number): boolean;
   signalRange(): { rtmin: number; rtmax: number };
   /** execve(argv[0], argv, env) after clearing close-on-exec on stdio; returns errno on failure. */
-  execSelf(argv: string[], env: string[]): number;
+  execSelf(argv: (string | Buffer)[], env: (string | Buffer)[]): number;
   exit(code: number): never;
+  // For the tini and dumb-init personalities (src/personalities):
+  /** TIOCNOTTY; signalsSelf: sexton led the session and the foreground, so the kernel sends it a SIGHUP and a SIGCONT (never forwarded: sexton is their sender). */
+  detachControllingTerminal(): { errno: number; signalsSelf: boolean };
+  /** After handling `signal`, SIGSTOP sexton itself (a no-op as PID 1). */
+  setStopSelfAfter(signal: number, on: boolean): void;
+  /** Reap events for every orphan reaped, not just the main child. */
+  setReportOrphans(on: boolean): void;
+  /** strerror(errno). */
+  errorText(errno: number): string;
   /** SO_PEERCRED of a connected Unix socket's fd (pid in our PID namespace, 0 if not visible there), or the errno. */
   peerCredentials(fd: number): PeerCredentials | number;
 }

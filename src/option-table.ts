@@ -12,6 +12,8 @@ export interface OptionSpec {
   envValue?: string;
   /** Usage text, one entry per line. */
   help: string[];
+  /** Reached by its short letter only: `long` is just its name (tini has no long options). */
+  shortOnly?: boolean;
 }
 
 export const OPTION_TABLE: readonly OptionSpec[] = [
@@ -36,24 +38,27 @@ export const OPTION_TABLE: readonly OptionSpec[] = [
   { long: 'version', short: 'V', help: ["sexton's version"] },
 ];
 
-const byLong = new Map(OPTION_TABLE.map((o) => [o.long, o]));
-const byShort = new Map(OPTION_TABLE.filter((o) => o.short).map((o) => [o.short as string, o]));
+// Each personality (src/personalities/) has a table of the same shape; these take it as `table`.
 
-export function optionNamed(long: string): OptionSpec | undefined {
-  return byLong.get(long);
+export function optionNamed(long: string, table: readonly OptionSpec[] = OPTION_TABLE): OptionSpec | undefined {
+  return table.find((o) => o.long === long && !o.shortOnly);
 }
 
-export function optionWithShort(letter: string): OptionSpec | undefined {
-  return byShort.get(letter);
+export function optionWithShort(letter: string, table: readonly OptionSpec[] = OPTION_TABLE): OptionSpec | undefined {
+  return table.find((o) => o.short === letter);
 }
 
 /** The options part of the usage text: flag, help and variable in three columns. */
-export function optionsUsage(): string {
-  const flag = (o: OptionSpec) => `${o.short ? `-${o.short}, ` : '    '}--${o.long}${o.value ? ` ${o.value}` : ''}`;
-  const flagWidth = Math.max(...OPTION_TABLE.map((o) => flag(o).length)) + 2;
-  const helpWidth = Math.max(...OPTION_TABLE.map((o) => o.help[0].length)) + 2;
+export function optionsUsage(table: readonly OptionSpec[] = OPTION_TABLE): string {
+  const flag = (o: OptionSpec) => {
+    const value = o.value ? ` ${o.value}` : '';
+    if (o.shortOnly) return `-${o.short}${value}`;
+    return `${o.short ? `-${o.short}, ` : '    '}--${o.long}${value}`;
+  };
+  const flagWidth = Math.max(...table.map((o) => flag(o).length)) + 2;
+  const helpWidth = Math.max(...table.map((o) => o.help[0].length)) + 2;
   const lines: string[] = [];
-  for (const o of OPTION_TABLE) {
+  for (const o of table) {
     const env = o.env ? `${o.env}=${o.envValue ?? o.value}` : '';
     lines.push(`  ${flag(o).padEnd(flagWidth)}${o.help[0].padEnd(helpWidth)}${env}`.trimEnd());
     for (const more of o.help.slice(1)) lines.push(`  ${''.padEnd(flagWidth)}${more}`);

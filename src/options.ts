@@ -3,7 +3,8 @@ import { defaultSocketPaths } from './exporters/status-socket';
 import { parseHostPort } from './exporters/prometheus';
 import type { LogFormat } from './log';
 import { OOM_SCORE_ADJ_MAX, OomPolicy } from './memory';
-import { optionNamed, optionsUsage, optionWithShort } from './option-table';
+import type { ChildSession } from './native';
+import { OPTION_TABLE, OptionSpec, optionNamed, optionsUsage, optionWithShort } from './option-table';
 import { quote } from './quote';
 import { parseSignal, UNHANDLED } from './signals';
 
@@ -35,12 +36,21 @@ export interface Options {
   logFormat: LogFormat;
   /** The oom_score_adj the child starts with. */
   childOomScoreAdj: OomPolicy;
+  /** Set by the dumb-init personality: a session of the child's own, or sexton's group. */
+  childSession?: ChildSession;
 }
 
 /** Exit status for bad input; documented in the README. */
 export const USAGE_EXIT = 2;
 
 export class UsageError extends Error {}
+
+/** A word the option syntax refuses; personalities word it as their peer's getopt does. */
+export class OptionSyntaxError extends UsageError {
+  constructor(message: string, readonly shown: string, readonly problem: 'unknown' | 'needs-value' | 'takes-no-value') {
+    super(message);
+  }
+}
 
 export type Request =
   | { kind: 'run'; options: Options }
@@ -63,15 +73,15 @@ harness or scan, put -- before it.`;
 /** An option's long name, e.g. 'grace'. */
 type Flag = string;
 
-interface Given { flag: Flag; value?: string }
+export interface Given { flag: Flag; value?: string }
 
 /** Splits argv into flags and the command; parsing stops at `--` or the first non-option word. */
-function scan(argv: string[]): { given: Given[]; command: string[] } {
+export function scan(argv: string[], table: readonly OptionSpec[] = OPTION_TABLE): { given: Given[]; command: string[] } {
   const given: Given[] = [];
   let i = 0;
   const valueFor = (inline: string | undefined, shown: string): string => {
     const value = inline ?? (i + 1 < argv.length ? argv[++i] : '');
-    if (value.trim() === '') throw new UsageError(`option ${shown} needs a value`);
+    if (value.trim() === '') throw new OptionSyntaxError(`option ${shown} needs a value`, shown, 'needs-value');
     return value;
   };
   for (; i < argv.length; i++) {
@@ -81,18 +91,19 @@ function scan(argv: string[]): { given: Given[]; command: string[] } {
     if (arg.startsWith('--')) {
       const eq = arg.indexOf('=');
       const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
-      const spec = optionNamed(name);
-      if (!spec) throw new UsageError(`unknown option ${quote(eq < 0 ? arg : arg.slice(0, eq))}`);
+      const spec = optionNamed(name, table);
+      const shown = eq < 0 ? arg : arg.slice(0, eq);
+      if (!spec) throw new OptionSyntaxError(`unknown option ${quote(shown)}`, shown, 'unknown');
       const inline = eq < 0 ? undefined : arg.slice(eq + 1);
       if (spec.value) given.push({ flag: name, value: valueFor(inline, `--${name}`) });
-      else if (inline !== undefined) throw new UsageError(`option --${name} takes no value`);
+      else if (inline !== undefined) throw new OptionSyntaxError(`option --${name} takes no value`, `--${name}`, 'takes-no-value');
       else given.push({ flag: name });
       continue;
     }
     // Short flags cluster (-vv, -gv) and take a value attached or as the next word (-rTERM:INT).
     for (let j = 1; j < arg.length; j++) {
-      const spec = optionWithShort(arg[j]);
-      if (!spec) throw new UsageError(`unknown option ${quote(`-${arg[j]}`)}`);
+      const spec = optionWithShort(arg[j], table);
+      if (!spec) throw new OptionSyntaxError(`unknown option ${quote(`-${arg[j]}`)}`, `-${arg[j]}`, 'unknown');
       if (spec.value) {
         const rest = arg.slice(j + 1);
         given.push({ flag: spec.long, value: valueFor(rest === '' ? undefined : rest, `-${arg[j]}`) });
@@ -134,7 +145,7 @@ function parseSeconds(what: string, text: string): number {
 
 function parseBoolean(name: string, text: string): boolean {
   if (/^(1|true|yes|on)$/i.test(text.trim())) return true;
-  if (/^(0|false|no|off|)$/i.test(text.trim())) return false;
+  if (/^(0|false|no|off)$/i.test(text.trim())) return false;
   throw new UsageError(`${name}=${quote(text)}: expected 1 or 0`);
 }
 
@@ -163,8 +174,17 @@ function list(text: string | undefined): string[] {
   return (text ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
 }
 
+/** An empty variable is an error, not a default: `SEXTON_GRACE=` is a typo, not a wish. */
+function refuseEmptyVariables(env: NodeJS.ProcessEnv): void {
+  for (const { env: name } of OPTION_TABLE) {
+    const value = name === undefined ? undefined : env[name];
+    if (value !== undefined && value.trim() === '') throw new UsageError(`${name} is set but empty: unset it or give it a value`);
+  }
+}
+
 export function parseArgs(argv: string[], env: NodeJS.ProcessEnv): Request {
   const { given, command } = scan(argv);
+  refuseEmptyVariables(env);
   const has = (flag: Flag) => given.some((g) => g.flag === flag);
   const values = (flag: Flag) => given.filter((g) => g.flag === flag).map((g) => g.value as string);
   if (has('help')) return { kind: 'help' };
@@ -191,13 +211,10 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv): Request {
   const rewriteTexts = has('rewrite') ? values('rewrite') : list(env.SEXTON_REWRITE);
   const rewrites = new Map(rewriteTexts.map(parseRewrite));
 
-  /** The flag's last value, else the environment's; an empty variable is an error, not a default. */
+  /** The flag's last value, else the environment's. */
   const last = (flag: Flag): string | undefined => {
     if (has(flag)) return values(flag).at(-1);
-    const envName = optionNamed(flag)?.env as string;
-    const value = env[envName];
-    if (value !== undefined && value.trim() === '') throw new UsageError(`${envName} is set but empty: unset it or give it a value`);
-    return value;
+    return env[optionNamed(flag)?.env as string];
   };
   const pdeathText = last('pdeath');
   const pdeathSignal = pdeathText === undefined ? undefined : signalOption(pdeathText, 'pdeath');

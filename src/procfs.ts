@@ -33,6 +33,24 @@ export function describeState(state: string): string {
   return `${state} ${STATE_WORDS[state] ?? 'unknown'}`;
 }
 
+/** /proc/self/cmdline or environ as the kernel holds them: one Buffer a word, bytes unchanged. */
+export function ownWords(file: 'cmdline' | 'environ'): Buffer[] | undefined {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(`/proc/self/${file}`);
+  } catch {
+    return undefined;
+  }
+  const words: Buffer[] = [];
+  for (let start = 0; start < bytes.length;) {
+    const end = bytes.indexOf(0, start);
+    const stop = end < 0 ? bytes.length : end;
+    words.push(bytes.subarray(start, stop));
+    start = stop + 1;
+  }
+  return words;
+}
+
 /** sexton's own threads, the main one included. */
 export function taskCount(): number {
   try {

@@ -2,6 +2,7 @@
 // escape sequences or 100 KB; the message must still be one readable line.
 
 const MAX_CHARS = 80;
+const LINE_BREAKING_OR_REORDERING = /[\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 
 function escapeChar(c: string): string {
   const code = c.codePointAt(0) as number;
@@ -13,6 +14,8 @@ function escapeChar(c: string): string {
   if (code < 0x20 || code === 0x7f || (code >= 0x80 && code < 0xa0)) return `\\x${code.toString(16).padStart(2, '0')}`;
   // A lone surrogate (half of a split pair) or U+FFFD (bytes that were not UTF-8).
   if ((code >= 0xd800 && code <= 0xdfff) || code === 0xfffd) return `\\u{${code.toString(16)}}`;
+  // Line and paragraph separators end a line for many log readers; bidi controls reorder it.
+  if (LINE_BREAKING_OR_REORDERING.test(c)) return `\\u{${code.toString(16)}}`;
   return c;
 }
 

@@ -17,6 +17,7 @@ import { signalName } from './signals';
 import { ReapStats, StatsSnapshot, summarize, toReapStats } from './stats';
 import { exitStatus, leaks, MainExit } from './exit-status';
 import { Exporters } from './exporters';
+import type { SupervisorHooks } from './supervisor-hooks';
 
 const { SIGKILL } = constants.signals;
 const { ESRCH } = constants.errno;
@@ -47,6 +48,7 @@ export class Supervisor {
     private readonly options: Options,
     private readonly log: Logger,
     private readonly native: Native,
+    private readonly hooks: SupervisorHooks = {},
   ) {
     this.tree = new ProcessTree(native, this.isInit, this.procTrusted);
     this.lifecycle = new Lifecycle({
@@ -84,25 +86,25 @@ export class Supervisor {
     const { native, options } = this;
     // Every thread sexton will ever have starts here, before the child: once the app fills the
     // pids limit, no new one could be made.
-    this.startThread('notifier', native.startNotifier((notice) => this.onNotice(notice)));
-    this.startThread('reaper', native.startReaper((event) => this.onReap(event)));
+    this.startThread('notifier', native.startNotifier((notice) => this.guarded(() => this.onNotice(notice))));
+    this.startThread('reaper', native.startReaper((event) => this.guarded(() => this.onReap(event))));
     if (!this.procTrusted) {
       native.setProcTrusted(false);
       this.log.warn("/proc does not show sexton's own PID namespace (mount one, e.g. unshare --mount-proc): sexton reaps and forwards signals, but scans and names no process");
     }
     applySignalPolicy(native, options);
     if (!this.isInit && !(this.options.subreaper && native.becomeSubreaper()) && !native.isSubreaper()) {
-      this.log.warn(`not PID 1 and not a subreaper: orphans of the child will be reaped by pid ${process.ppid}'s init, not by sexton`);
+      this.log.warn(`not PID 1 and not a subreaper: zombie reaping won't work for orphans of the child (pid ${process.ppid}'s init reaps them, not sexton)`);
     }
     this.memory.watch();
 
     const [command] = options.command;
     const argv = rawArguments(options.command, this.procTrusted);
     const candidates = commandCandidates(argv[0]);
-    const result = native.spawn(argv, candidates, this.memory.childOomScoreAdj());
+    const result = native.spawn(argv, candidates, this.memory.childOomScoreAdj(), options.childSession);
     if (result.forkErrno !== 0) this.fail(`cannot start ${quote(command)}: fork failed (${errnoName(result.forkErrno)})`, 126);
     if (result.execErrno !== 0) {
-      const failure = execFailure(command, result.execErrno, candidates);
+      const failure = this.hooks.execFailure?.(command, result.execErrno) ?? execFailure(command, result.execErrno, candidates);
       this.fail(failure.message, failure.exitCode);
     }
     this.mainPid = result.pid;
@@ -110,7 +112,18 @@ export class Supervisor {
     this.log.info(`started ${quote(options.command.join(' '))} as pid ${result.pid}`);
     listenOnlyForPolicy(native, options);
     this.catchUpOnStopSignals();  // one that came during start-up
+    // At once, not later: an app can reach its memory limit within its first second.
+    native.releaseFilePages();
     setTimeout(() => this.startExporters(), EXPORTERS_DELAY_MS);  // see exporters/index.ts
+  }
+
+  /** Node swallows an exception thrown in an addon's callback (a deprecation warning, once). */
+  private guarded(handle: () => void): void {
+    try {
+      handle();
+    } catch (error) {
+      this.log.error(`internal error (sexton keeps running): ${(error as Error).stack ?? error}`);
+    }
   }
 
   private startThread(name: string, errno: number): void {
@@ -119,11 +132,12 @@ export class Supervisor {
 
   private startExporters(): void {
     this.memory.releaseSoon();
-    // Zombies of live parents change without any counter moving: the key scans /proc too.
+    // Zombies of live parents change without any counter moving: the key scans /proc too. An
+    // OOM kill of a grandchild moves no counter of sexton's either.
     void this.exporters.start(() => {
       const c = this.native.stats();
       const zombies = this.tree.zombieParents().reduce((sum, z) => sum + z.zombies, 0);
-      return `${this.lifecycle.phase} ${c.reaped} ${c.received.reduce((a, b) => a + b, 0)} ${zombies}`;
+      return `${this.lifecycle.phase} ${c.reaped} ${c.received.reduce((a, b) => a + b, 0)} ${zombies} ${this.memory.oomKills()}`;
     });
   }
 
@@ -222,6 +236,7 @@ export class Supervisor {
   }
 
   private onReap(event: ReapEvent): void {
+    if (event.kind === 'orphan-reaped') return this.hooks.orphanReaped?.(event.pid);
     if (event.kind === 'no-children') return this.step({ kind: 'no-children' });
     this.catchUpOnStopSignals();  // a stop signal that killed it comes first, even if heard later
     this.mainExit = { exitCode: event.exitCode, signal: event.signal };
@@ -229,10 +244,12 @@ export class Supervisor {
     const oom = event.signal === SIGKILL && (this.memory.oomKills() ?? 0) > 0;
     if (oom) this.log.warn(`main child (pid ${event.pid}) was killed by SIGKILL after an OOM kill in sexton's memory cgroup: most likely the OOM killer`);
     else this.log.info(`main child (pid ${event.pid}) ${how}`);
+    // tini and dumb-init leave as soon as the main child has: to the lifecycle, nothing is left.
+    const lastChild = this.hooks.mainExited?.(event.pid) || event.lastChild;
     // Scanned only when something may be left and the lifecycle may act on it.
-    const scan = !event.lastChild && this.lifecycle.phase !== 'killing' ? this.tree.processes() : [];
+    const scan = !lastChild && this.lifecycle.phase !== 'killing' ? this.tree.processes() : [];
     const leftovers = this.procTrusted ? scan.filter((p) => p.state !== 'Z').length : 'unseen';
-    this.step({ kind: 'main-exited', lastChild: event.lastChild, leftovers }, scan);
+    this.step({ kind: 'main-exited', lastChild, leftovers }, scan);
   }
 
   private finish(): never {
@@ -240,7 +257,7 @@ export class Supervisor {
     const leaked = leaks(stats.orphansReaped, this.heldZombies);
     const { code, strictFailure } = exitStatus(this.mainExit, this.options, leaked);
     if (strictFailure) this.log.error(`strict: ${leaked.join('; ')}`);
-    const noteworthy = this.lifecycle.shuttingDown || stats.orphansReaped > 0 || this.survivorsKilled > 0;
+    const noteworthy = this.lifecycle.shuttingDown || this.survivorsKilled > 0 || (stats.orphansReaped > 0 && !this.hooks.mainExited);
     const killed = this.survivorsKilled ? `; killed ${this.survivorsKilled} survivor(s)` : '';
     (noteworthy ? this.log.warn : this.log.info).call(this.log, `exiting with ${code}: ${summarize(stats)}${killed}`, { exitCode: code, ...stats });
     this.exporters.close();

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, expect, test } from 'vitest';
-import { FIXTURES, killLeftovers, runAsPid1 } from './support/pid1';
+import { FIXTURES, killLeftovers, runAsPid1, sextonArgv } from './support/pid1';
 
 afterEach(killLeftovers);
 
@@ -41,4 +41,24 @@ test('plain NODE_OPTIONS (no preload) needs no re-exec and reaches the child', a
   const result = await run.done();
   expect(result.stdout).toBe('--max-old-space-size=200\nNODE_OPTIONS=--max-old-space-size=200\n');
   expect(result.exitCode).toBe(0);
+});
+
+test('the re-exec that sheds a preload keeps argument and environment bytes that are not UTF-8', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'sexton-node-options-'));
+  try {
+    const nodeOptions = `--require ${path.join(FIXTURES, 'node-options-preload.cjs')}`;
+    // The shell makes the bytes (caf\351, Latin-1): Node's own spawn would pass only UTF-8.
+    const script = `LATIN="$(printf 'caf\\351')" exec "$@" "$(printf 'caf\\351')"`;
+    const run = await runAsPid1(
+      ['/bin/sh', '-c', script, 'sh', ...sextonArgv(['--', 'sh', '-c', 'printf "%s|%s" "$LATIN" "$1" | od -An -tx1', 'child'])],
+      { raw: true, env: { NODE_OPTIONS: nodeOptions, PRELOAD_LOG: path.join(dir, 'preload.log') } },
+    );
+    const result = await run.done();
+    expect(result.exitCode, result.stderr).toBe(0);
+    // "café|café" with é as the one byte e9, both through the environment and argv.
+    expect(result.stdout.trim().split(/\s+/)).toEqual(['63', '61', '66', 'e9', '7c', '63', '61', '66', 'e9']);
+    expect(readFileSync(path.join(dir, 'preload.log'), 'utf8')).toMatch(/^1 loaded$/m);  // it did re-exec
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

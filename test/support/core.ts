@@ -2,7 +2,7 @@
 // pseudo-terminal, and reading a process's state from the host.
 import { execa, type ResultPromise } from 'execa';
 import { readFileSync } from 'node:fs';
-import { asPid1, childrenOf, fixture, hostDescendants, procStat, sextonArgv, until } from './pid1';
+import { asPid1, childrenOf, untilExecuted, fixture, hostDescendants, procStat, sextonArgv, until } from './pid1';
 
 export { fixture, procStat };
 
@@ -64,11 +64,11 @@ export interface TerminalRun {
 }
 
 /**
- * Runs sexton as PID 1 of a fresh PID namespace on a pseudo-terminal made by util-linux `script`.
+ * Runs sexton (or `argv`) as PID 1 of a fresh PID namespace on a pseudo-terminal made by util-linux `script`.
  * Whatever is written to script's stdin is typed into the terminal.
  */
-export async function runInTerminal(args: string[], timeoutMs = 20_000): Promise<TerminalRun> {
-  const inner = shellQuote(asPid1(sextonArgv(args)));
+export async function runInTerminal(args: string[], timeoutMs = 20_000, argv = sextonArgv(args)): Promise<TerminalRun> {
+  const inner = shellQuote(asPid1(argv));
   const proc = execa('script', ['--quiet', '--return', '--command', inner, '/dev/null'], {
     reject: false,
     stdin: 'pipe',
@@ -84,6 +84,7 @@ export async function runInTerminal(args: string[], timeoutMs = 20_000): Promise
     const unshare = hostDescendants(proc.pid as number).find((pid) => comm(pid) === 'unshare');
     return unshare === undefined ? undefined : childrenOf(unshare)[0];
   }, 10_000, 'PID 1 under script');
+  await untilExecuted(pid1);
   return {
     proc,
     pid1,

@@ -34,6 +34,8 @@ export interface RunOptions {
   timeoutMs?: number;
   /** Run this argv as PID 1 instead of node + sexton. */
   raw?: boolean;
+  /** argv that ends by running the unshare command it is given (e.g. joining a cgroup first). */
+  launcher?: string[];
 }
 
 export function sextonArgv(args: string[], nodeArgs: string[] = []): string[] {
@@ -64,6 +66,8 @@ export async function until<T>(probe: () => T | undefined | false, timeoutMs = 1
   }
 }
 
+const PRIVATE_RUN = 'mount -t tmpfs -o size=1m sexton-test-run /run && exec "$@"';
+
 /**
  * The argv that runs `argv` as PID 1 of a new PID namespace with its own /proc and its own /run
  * (an empty tmpfs, as a container has): a status socket given as a path under /run must not be
@@ -71,7 +75,22 @@ export async function until<T>(probe: () => T | undefined | false, timeoutMs = 1
  */
 export function asPid1(argv: string[]): string[] {
   return ['unshare', '--pid', '--fork', '--mount-proc', '--kill-child', '--',
-    '/bin/sh', '-c', 'mount -t tmpfs -o size=1m sexton-test-run /run && exec "$@"', 'sh', ...argv];
+    '/bin/sh', '-c', PRIVATE_RUN, 'sh', ...argv];
+}
+
+/**
+ * Waits until PID 1 has left asPid1's shell for its command: until then its only child may be
+ * the shell's `mount`, and a signal would reach the shell.
+ */
+export async function untilExecuted(pid1: number): Promise<void> {
+  const wrapped = () => {
+    try {
+      return readFileSync(`/proc/${pid1}/cmdline`, 'utf8').includes(PRIVATE_RUN);
+    } catch {
+      return false;  // gone already: a command over at once
+    }
+  };
+  await until(() => !wrapped(), 10_000, 'PID 1 to exec its command');
 }
 
 /**
@@ -79,8 +98,8 @@ export function asPid1(argv: string[]): string[] {
  * unshare blocks and does not forward signals, so signals go to PID 1's host pid.
  */
 function startUnshare(argv: string[], options: RunOptions) {
-  const [unshare, ...rest] = asPid1(argv);
-  return execa(unshare, rest, {
+  const [file, ...args] = [...(options.launcher ?? []), ...asPid1(argv)];
+  return execa(file, args, {
     reject: false,
     all: true,
     env: { ...options.env },
@@ -102,6 +121,7 @@ export async function runAsPid1(args: string[], options: RunOptions = {}): Promi
   proc.stdout?.on('data', (d) => (out += d));
   proc.stderr?.on('data', (d) => (err += d));
   const pid1 = await until(() => childrenOf(unsharePid)[0], 10_000, 'PID 1 to start');
+  await untilExecuted(pid1);
   const pid1Started = startTimeOf(pid1);
   // Wait for sexton to be running its child before handing over: signals before that are racy.
   return {

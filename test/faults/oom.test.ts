@@ -1,0 +1,168 @@
+// Issue 10 §1: under a real memory cgroup limit, with CAP_SYS_RESOURCE gone as in a container,
+// the kernel's OOM killer must pick an app process, never sexton (PID 1). Each test makes its
+// own cgroup v1 under /sys/fs/cgroup/memory, runs sexton as PID 1 of a fresh PID namespace in
+// it, lets the app outgrow the limit, and then checks that sexton still forwards and reaps.
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  compileFixtures, CompiledFixtures, hasSysResource, MemoryCgroup, oomKilledPid, oomScoreAdj, readStats, requireMemoryCgroupV1, scratchDir, statusKb,
+} from '../support/faults';
+import { childrenOf, hostDescendants, killLeftovers, Pid1Run, procStat, requireBuilt, runAsPid1, until } from '../support/pid1';
+
+const WORKER_MIB = 12;
+const LIMITS_MIB = [64, 96, 256];
+
+let fixtures: CompiledFixtures;
+const cgroups: MemoryCgroup[] = [];
+const scratch: { remove(): void }[] = [];
+
+beforeAll(() => {
+  requireBuilt();
+  requireMemoryCgroupV1();
+  fixtures = compileFixtures(['hog']);
+});
+
+afterEach(async () => {
+  killLeftovers();  // by the unshare pid; --kill-child takes the namespace with it
+  for (const cgroup of cgroups.splice(0)) await cgroup.remove();
+  for (const s of scratch.splice(0)) s.remove();
+});
+
+afterAll(() => fixtures?.remove());
+
+function comm(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Host pids of the live hogs in the namespace of pid1. */
+function liveHogs(pid1: number): number[] {
+  return hostDescendants(pid1).filter((pid) => comm(pid) === 'hog' && !['Z', undefined].includes(procStat(pid)?.state));
+}
+
+interface Workload {
+  name: string;
+  /** The command sexton runs, given the hog binary and the limit. */
+  command(hog: string, limitMiB: number): string[];
+  /** How many hogs it starts. */
+  hogs(limitMiB: number): number;
+}
+
+/** One process that grows past the limit; afterwards the main child lives on as sleep. */
+const BIG_CHILD: Workload = {
+  name: 'one big child',
+  command: (hog, limit) => ['sh', '-c', `"$0" $1; echo "hog exited $?"; exec sleep 600`, hog, String(2 * limit)],
+  hogs: () => 1,
+};
+
+/** Workers of 12 MiB, enough of them to need half as much again as the limit. */
+const WORKERS: Workload = {
+  name: 'many small workers',
+  command: (hog, limit) => ['sh', '-c', 'i=0; while [ $i -lt $1 ]; do "$0" 12 & i=$((i+1)); done; wait', hog, String(WORKERS.hogs(limit))],
+  hogs: (limit) => Math.max(8, Math.ceil((limit * 1.5) / WORKER_MIB)),
+};
+
+async function startInCgroup(label: string, limitMiB: number, args: string[]): Promise<{ run: Pid1Run; cgroup: MemoryCgroup; stats: string }> {
+  const cgroup = new MemoryCgroup(label, limitMiB);
+  cgroups.push(cgroup);
+  const dir = scratchDir();
+  scratch.push(dir);
+  const stats = path.join(dir.dir, 'stats.json');
+  const run = await runAsPid1(['--stats-file', stats, '--status-socket', 'none', '-v', ...args], { launcher: cgroup.launcher(), timeoutMs: 40_000 });
+  return { run, cgroup, stats };
+}
+
+/**
+ * The OOM is over: at least one kill, every hog still alive holds all it asked for, and the
+ * count and the survivors stay the same for 200 ms (a victim may take a moment to die).
+ */
+async function settle(run: Pid1Run, cgroup: MemoryCgroup, hogMiB: number): Promise<number[]> {
+  const state = () => {
+    if (cgroup.oomKills() < 1) return undefined;
+    const hogs = liveHogs(run.pid1);
+    return hogs.every((pid) => (statusKb(pid, 'VmRSS') ?? 0) >= hogMiB * 1024) ? `${cgroup.oomKills()}: ${hogs.join(' ')}` : undefined;
+  };
+  const deadline = Date.now() + 20_000;
+  for (let last: string | undefined; ;) {
+    const now = state();
+    if (now !== undefined && now === last) break;
+    last = now;
+    if (Date.now() > deadline) {
+      throw new Error(`no settled OOM after 20 s (oom_control: ${cgroup.read('memory.oom_control').replace(/\n/g, ' ')}; stderr: ${run.stderr().slice(-300)})`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return liveHogs(run.pid1);
+}
+
+describe('the OOM killer picks an app process, never sexton (cgroup v1 limit, no CAP_SYS_RESOURCE)', () => {
+  for (const limit of LIMITS_MIB) {
+    for (const workload of [BIG_CHILD, WORKERS]) {
+      it(`${workload.name}, ${limit} MiB: an app process dies, sexton logs and counts it, then stops the tree on TERM`, async () => {
+        const { run, cgroup, stats } = await startInCgroup(`oom-${limit}`, limit, ['--', ...workload.command(fixtures.path('hog'), limit)]);
+        const pid1Start = procStat(run.pid1)?.startTime;
+        expect(hasSysResource(run.pid1)).toBe(false);  // as in a container: no way to lower an oom_score_adj
+        await run.waitFor('child oom_score_adj', 'stderr');
+
+        const survivors = await settle(run, cgroup, workload === BIG_CHILD ? 2 * limit : WORKER_MIB);
+        const kills = cgroup.oomKills();
+        // PID 1 is the same process as before, and every victim was a hog: the kernel's count of
+        // kills is exactly the number of hogs missing.
+        expect(procStat(run.pid1)?.startTime).toBe(pid1Start);
+        expect(survivors.length).toBe(workload.hogs(limit) - kills);
+        if (workload === BIG_CHILD) await run.waitFor('hog exited 137');
+        // The app runs with a raised oom_score_adj; sexton keeps its own.
+        expect(oomScoreAdj(run.pid1)).toBe(0);
+        const app = [...childrenOf(run.pid1), ...survivors];
+        expect(app.length).toBeGreaterThan(0);
+        for (const pid of app) expect(oomScoreAdj(pid)).toBeGreaterThan(0);
+
+        await run.waitFor(`the OOM killer ended a process in sexton's memory cgroup (limit ${limit} MiB)`, 'stderr');
+        // The stats file shows the kill while the app runs, not only at exit.
+        await until(() => (readStats(stats)?.oomKills ?? 0) >= 1, 5000, 'oomKills in the stats file');
+
+        // Forwarding and reaping go on: TERM reaches the main child, the leftover hogs get TERM
+        // and are reaped as orphans, and sexton exits with the child's status.
+        run.signal('SIGTERM');
+        const result = await run.done();
+        expect(result.exitCode, result.stderr).toBe(143);
+        const final = readStats(stats);
+        expect(final?.oomKills).toBe(cgroup.oomKills());
+        expect(final?.mainChild).toMatchObject({ state: 'exited', signal: 'TERM' });
+        expect(final?.orphansReaped).toBe(workload === BIG_CHILD ? 0 : survivors.length);
+        // One line per kill counted at most: cgroup v1 signals an OOM event many times per kill.
+        expect(result.stderr.match(/OOM kill\(s\) so far/g)?.length ?? 0).toBeLessThanOrEqual(kills);
+        expect(cgroup.tasks()).toEqual([]);
+      });
+    }
+  }
+
+  // Without the policy the child inherits sexton's oom_score_adj (as under tini), and the choice
+  // is down to resident sizes: sexton right after start (~40 MiB, before it gives its file pages
+  // back) against 12 MiB workers. Which one the kernel takes is recorded, not asserted: it
+  // depends on how far sexton got in giving pages back when the limit was hit.
+  it('contrast: --child-oom-score-adj off, many small workers at 64 MiB (records who dies)', async () => {
+    const limit = 64;
+    const { run, cgroup, stats } = await startInCgroup('off-64', limit, ['--child-oom-score-adj', 'off', '--', ...WORKERS.command(fixtures.path('hog'), limit)]);
+    const pid1Start = procStat(run.pid1)?.startTime;
+    const seen = await until(() => liveHogs(run.pid1)[0], 10_000, 'a hog').catch(() => undefined);
+    if (seen !== undefined) expect([0, undefined]).toContain(oomScoreAdj(seen));
+    // Over when PID 1 is gone, or when the kills have stopped with some workers holding their memory.
+    await until(() => {
+      if (procStat(run.pid1)?.startTime !== pid1Start) return true;
+      const hogs = liveHogs(run.pid1);
+      return cgroup.oomKills() >= 1 && hogs.length > 0 && hogs.every((pid) => (statusKb(pid, 'VmRSS') ?? 0) >= WORKER_MIB * 1024);
+    }, 20_000, 'the OOM to be over');
+    const survivors = liveHogs(run.pid1).length;
+    run.signal('SIGTERM');
+    const result = await run.done();
+    const pid1Killed = oomKilledPid(run.pid1);
+    console.log(`--child-oom-score-adj off at ${limit} MiB: ${pid1Killed ? 'the OOM killer took sexton (PID 1)' : `sexton lived, ${survivors} worker(s) left`}; ${cgroup.oomKills()} OOM kill(s); exit ${result.exitCode}; stats file ${readStats(stats) ? 'written' : 'never written'}`);
+    expect(cgroup.oomKills()).toBeGreaterThanOrEqual(1);
+    expect(cgroup.tasks()).toEqual([]);
+  });
+});

@@ -1,0 +1,141 @@
+// What the fault tests share: C fixtures compiled per run, memory cgroups (v1) made and removed
+// per test, and a way in (join the cgroup, drop CAP_SYS_RESOURCE as a container does, then
+// unshare).
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { fixture } from './pid1';
+
+export const MEMORY_V1 = '/sys/fs/cgroup/memory';
+/** CAP_SYS_RESOURCE's bit in /proc/PID/status Cap* masks. */
+export const CAP_SYS_RESOURCE = 24;
+
+export interface CompiledFixtures {
+  dir: string;
+  path(name: string): string;
+  remove(): void;
+}
+
+/** Compiles test/fixtures/faults-NAME.c into a temporary directory with cc -O2. */
+export function compileFixtures(names: string[]): CompiledFixtures {
+  const dir = mkdtempSync(path.join(tmpdir(), 'sexton-faults-'));
+  for (const name of names) {
+    execFileSync('cc', ['-O2', '-Wall', '-o', path.join(dir, name), fixture(`faults-${name}.c`)], { stdio: ['ignore', 'ignore', 'inherit'] });
+  }
+  return { dir, path: (name) => path.join(dir, name), remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Fails (never skips) where the tests cannot run as written. */
+export function requireMemoryCgroupV1(): void {
+  if (!existsSync(path.join(MEMORY_V1, 'memory.oom_control'))) {
+    throw new Error(`${MEMORY_V1} has no memory.oom_control: these tests need the cgroup v1 memory controller (and root)`);
+  }
+}
+
+let made = 0;
+
+export class MemoryCgroup {
+  readonly dir: string;
+
+  constructor(label: string, limitMiB: number) {
+    this.dir = path.join(MEMORY_V1, `sexton-faults-a-${label}-${process.pid}-${++made}`);
+    mkdirSync(this.dir);
+    this.write('memory.limit_in_bytes', String(limitMiB * 2 ** 20));
+    // No swap on these machines; should there be, the limit must bound it too.
+    if (existsSync(path.join(this.dir, 'memory.memsw.limit_in_bytes'))) this.write('memory.memsw.limit_in_bytes', String(limitMiB * 2 ** 20));
+  }
+
+  private write(file: string, value: string): void {
+    writeFileSync(path.join(this.dir, file), value);
+  }
+
+  read(file: string): string {
+    return readFileSync(path.join(this.dir, file), 'utf8');
+  }
+
+  /** Processes the kernel's OOM killer ended in this cgroup (memory.oom_control). */
+  oomKills(): number {
+    return Number(/^oom_kill (\d+)$/m.exec(this.read('memory.oom_control'))?.[1] ?? NaN);
+  }
+
+  usageBytes(): number {
+    return Number(this.read('memory.usage_in_bytes'));
+  }
+
+  tasks(): number[] {
+    return this.read('cgroup.procs').split('\n').filter(Boolean).map(Number);
+  }
+
+  /**
+   * argv that joins this cgroup, gives up CAP_SYS_RESOURCE (so that no process inside may
+   * lower an oom_score_adj, as in a container) and then runs `argv`.
+   */
+  launcher(): string[] {
+    return ['/bin/sh', '-c', `echo $$ > ${this.dir}/cgroup.procs && exec setpriv --bounding-set -sys_resource -- "$@"`, 'sh'];
+  }
+
+  /** Removes the cgroup; its last members may take a moment to leave it after they die. */
+  async remove(): Promise<void> {
+    const deadline = Date.now() + 5000;
+    for (;;) {
+      try {
+        rmdirSync(this.dir);
+        return;
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT') return;
+        if (Date.now() > deadline) throw new Error(`cannot remove ${this.dir}: ${code}; members: ${this.tasks().join(' ')}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+  }
+}
+
+/**
+ * Whether the kernel log says the OOM killer took host pid `pid` (its "Killed process PID"
+ * line; the longer report around it is rate-limited, that line is not). For the record only:
+ * pids are reused.
+ */
+export function oomKilledPid(pid: number): boolean {
+  return execFileSync('dmesg', { encoding: 'utf8', maxBuffer: 64 * 2 ** 20 }).includes(`Killed process ${pid} (`);
+}
+
+/** Whether CAP_SYS_RESOURCE is in the process's effective set. */
+export function hasSysResource(pid: number): boolean {
+  const hex = /^CapEff:\s+([0-9a-f]+)$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? '0';
+  return (BigInt(`0x${hex}`) >> BigInt(CAP_SYS_RESOURCE)) % 2n === 1n;
+}
+
+/** A field of /proc/PID/status in kB (VmRSS, RssAnon, RssFile), undefined once gone. */
+export function statusKb(pid: number, field: string): number | undefined {
+  try {
+    const m = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function oomScoreAdj(pid: number): number | undefined {
+  try {
+    return Number(readFileSync(`/proc/${pid}/oom_score_adj`, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** A scratch directory for one test: stats files, markers. */
+export function scratchDir(): { dir: string; remove(): void } {
+  const dir = mkdtempSync(path.join(tmpdir(), 'sexton-faults-a-'));
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** The stats file as JSON, or undefined while it is not there (yet). */
+export function readStats(file: string): Record<string, any> | undefined {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}

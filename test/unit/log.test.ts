@@ -1,0 +1,46 @@
+// The logger's policy over a sink that can refuse or take part of a line (the real sink is
+// native/log_sink.cc; test/faults/stderr.test.ts runs it against a pipe nobody reads).
+import { expect, test } from 'vitest';
+import { DEFAULT, Logger } from '../../src/log';
+
+/** A sink that takes at most `room()` bytes per write, like a full pipe or a stream socket. */
+function sink(room: () => number) {
+  let out = '';
+  const write = (text: string) => {
+    const n = Math.min(room(), Buffer.byteLength(text));
+    if (n === 0) return -11;  // EAGAIN
+    out += Buffer.from(text).subarray(0, n).toString();
+    return n;
+  };
+  return { write, out: () => out };
+}
+
+test('lines stderr has no room for are dropped, counted, and said once there is room again', () => {
+  let room = 0;
+  const s = sink(() => room);
+  const log = new Logger(DEFAULT, 'text', s.write);
+  log.warn('one');
+  log.warn('two');
+  expect(log.droppedLines).toBe(2);
+  room = 1000;
+  log.warn('three');
+  log.warn('four');
+  expect(s.out()).toBe('sexton: 2 log line(s) dropped: stderr was not taking them\nsexton: three\nsexton: four\n');
+  expect(log.droppedLines).toBe(2);
+});
+
+test('a line a stream took only part of is ended before the next one', () => {
+  let room = 5;
+  const s = sink(() => room);
+  const log = new Logger(DEFAULT, 'text', s.write);
+  log.warn('cut short');
+  room = 1000;
+  log.warn('next');
+  expect(s.out()).toBe('sexto\nsexton: next\n');
+});
+
+test('a message is cut to a length a pipe takes whole', () => {
+  const s = sink(() => 1 << 20);
+  new Logger(DEFAULT, 'text', s.write).warn('x'.repeat(100_000));
+  expect(Buffer.byteLength(s.out())).toBeLessThan(4096);
+});
