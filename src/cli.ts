@@ -44,7 +44,7 @@ function runInit(argv: string[]): void {
   native.openLogSink(2);
   const log = new Logger(request.options.verbosity, request.options.logFormat, (text) => native.writeLog(text));
   keepInitAlive(log);
-  shedNodeOptions(log);
+  shedNodeOptions(log, native);
   new Supervisor(request.options, log, native).start();
 }
 

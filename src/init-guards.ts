@@ -2,7 +2,7 @@
 // preloads meant for the app.
 import { errnoName } from './command';
 import type { Logger } from './log';
-import { loadNative } from './native';
+import type { Native } from './native';
 import { ownWords } from './procfs';
 
 /**
@@ -49,7 +49,7 @@ const APP_NODE_OPTIONS = 'SEXTON_APP_NODE_OPTIONS';
  * such options, sexton starts itself again without them (same pid) and hands the variable,
  * unchanged, to the child. Plain options (--max-old-space-size) cost nothing and stay.
  */
-export function shedNodeOptions(log: Logger): void {
+export function shedNodeOptions(log: Logger, native: Native): void {
   const saved = process.env[APP_NODE_OPTIONS];
   if (saved !== undefined) {
     delete process.env[APP_NODE_OPTIONS];
@@ -68,6 +68,6 @@ export function shedNodeOptions(log: Logger): void {
   const argv = rawArgv && rawArgv.length === 1 + process.execArgv.length + process.argv.length - 1
     ? [process.execPath, ...rawArgv.slice(1)]
     : [process.execPath, ...process.execArgv, process.argv[1], ...process.argv.slice(2)];
-  const errno = loadNative().execSelf(argv, env);
+  const errno = native.execSelf(argv, env);
   log.warn(`NODE_OPTIONS preloads ran inside sexton and could not be shed (execve: ${errnoName(errno)})`);
 }

@@ -2,6 +2,7 @@
 import { DEBUG } from './log';
 import { Native, NOTIFY_ONLY } from './native';
 import type { Options } from './options';
+import { realtimeRange } from './signals';
 
 export function applySignalPolicy(native: Native, options: Options): void {
   for (const [from, to] of options.rewrites) native.setSignalAction(from, to);
@@ -16,7 +17,7 @@ export function applySignalPolicy(native: Native, options: Options): void {
  * failures), unless every signal is logged: a flood of forwarded signals then costs JS nothing.
  */
 export function listenOnlyForPolicy(native: Native, options: Options): void {
-  for (let signal = 1; signal <= native.signalRange().rtmax; signal++) {
+  for (let signal = 1; signal <= realtimeRange().rtmax; signal++) {
     native.setSignalNotify(signal, options.verbosity >= DEBUG || signal === options.stopSignal);
   }
 }

@@ -38,7 +38,7 @@ function runTini(argv: string[], native: Native): void {
   native.openLogSink(1);
   const log = new Logger(options.verbosity, options.logFormat, tiniSink((text, fd) => native.writeLog(text, fd)), tiniPrefix);
   keepInitAlive(log);
-  shedNodeOptions(log);
+  shedNodeOptions(log, native);
   const sigchld = () => extra.verbosity >= DEBUG && log.debug('Received SIGCHLD');
   native.setReportOrphans(extra.warnOnReap || extra.verbosity >= DEBUG);
   new Supervisor(options, log, native, {
@@ -60,7 +60,7 @@ function runDumbInit(argv: string[], native: Native): void {
   native.openLogSink(2);
   const log = new Logger(options.verbosity, options.logFormat, (text) => native.writeLog(text), () => '[dumb-init] ');
   keepInitAlive(log);
-  shedNodeOptions(log);
+  shedNodeOptions(log, native);
   for (const signal of JOB_STOP_SIGNALS) native.setStopSelfAfter(signal, true);
   if (extra.setsid) {
     // The child's session takes the terminal: sexton has to let go of it first.
