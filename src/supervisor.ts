@@ -55,7 +55,7 @@ export class Supervisor {
       drainDelay: options.drainDelay, grace: options.grace, stopSignalName: signalName(options.stopSignal), isInit: this.isInit,
     });
     this.memory = new MemoryGuard(native, log, options.childOomScoreAdj);
-    this.exporters = new Exporters(options, () => this.snapshot(), log);
+    this.exporters = new Exporters(options, () => this.snapshot(), log, native);
   }
 
   /** Counts so far: reaped processes, orphans, signals by name. */

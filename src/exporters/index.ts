@@ -3,6 +3,7 @@
 // not delay its start, and a command over within moments never needed them), and need no
 // thread: no name lookups, no asynchronous fs.
 import type { Logger } from '../log';
+import type { Native } from '../native';
 import type { Options } from '../options';
 import type { StatsSnapshot } from '../stats';
 import { startMetricsServer } from './prometheus';
@@ -13,17 +14,22 @@ export class Exporters {
   private readonly statsFile?: StatsFile;
   private statusSocket?: StatusSocket;
 
-  constructor(private readonly options: Options, private readonly snapshot: () => StatsSnapshot, private readonly log: Logger) {
+  constructor(
+    private readonly options: Options,
+    private readonly snapshot: () => StatsSnapshot,
+    private readonly log: Logger,
+    private readonly native: Pick<Native, 'peerCredentials'>,
+  ) {
     // Built now (no I/O) so that the final write happens even for a command over in moments.
     if (options.statsFile) this.statsFile = new StatsFile(options.statsFile, snapshot, log);
   }
 
   /** changeKey: cheap to compute; the stats file is rewritten when it changes. */
   async start(changeKey: () => string): Promise<void> {
-    const { options, snapshot, log } = this;
+    const { options, snapshot, log, native } = this;
     this.statsFile?.watch(changeKey);
     if (options.metrics) startMetricsServer(options.metrics, snapshot, log);
-    if (options.statusSocket.length > 0) this.statusSocket = await startStatusSocket(options.statusSocket, snapshot, log);
+    if (options.statusSocket.length > 0) this.statusSocket = await startStatusSocket(options.statusSocket, snapshot, log, native);
   }
 
   /** The final stats; the socket file removed. */

@@ -4,7 +4,7 @@
 import { chmodSync, lstatSync, statSync, unlinkSync } from 'node:fs';
 import type { Server, Socket } from 'node:net';
 import type { Logger } from '../log';
-import { loadNative } from '../native';
+import type { Native } from '../native';
 import type { StatsSnapshot } from '../stats';
 
 /**
@@ -42,8 +42,8 @@ export function socketFd(socket: Socket): number {
  * Who may ask: root, or sexton's own uid. The snapshot names processes and their command lines,
  * and an abstract socket has no file permissions: anyone in the network namespace can connect.
  */
-export function refusalFor(socket: Socket, ownUid = process.getuid?.() ?? 0): string | undefined {
-  const peer = loadNative().peerCredentials(socketFd(socket));
+export function refusalFor(socket: Socket, native: Pick<Native, 'peerCredentials'>, ownUid = process.getuid?.() ?? 0): string | undefined {
+  const peer = native.peerCredentials(socketFd(socket));
   if (typeof peer === 'number') return `cannot tell who is asking (SO_PEERCRED failed, errno ${peer})`;
   if (peer.uid === 0 || peer.uid === ownUid) return undefined;
   return `uid ${peer.uid} may not ask: only root and sexton's own uid ${ownUid} may`;
@@ -126,12 +126,13 @@ export async function startStatusSocket(
   paths: string[],
   snapshot: () => StatsSnapshot,
   log: Logger,
+  native: Pick<Native, 'peerCredentials'>,
 ): Promise<StatusSocket | undefined> {
   const net = require('node:net') as typeof import('node:net');
   const server = net.createServer((socket) => {
     socket.on('error', () => undefined);  // a client that hangs up early is its own business
     try {
-      const refused = refusalFor(socket);
+      const refused = refusalFor(socket, native);
       if (refused) log.debug(`status socket: refused a caller: ${refused}`);
       socket.end(`${JSON.stringify(refused ? ({ refused } satisfies Refusal) : snapshot())}\n`);
     } catch (error) {
