@@ -1,4 +1,4 @@
-// The README's example, verbatim: a complete vitest file to prove an image's entrypoint leaks no
+// The example in docs/harness.md, verbatim but for the entrypoint: a complete vitest file to prove an image's entrypoint leaks no
 // zombies. 'sexton/harness' resolves through package.json "exports" (here a self-reference to the
 // built dist/harness.js, exactly what users get). Needs root, for the PID namespace.
 import { expect, test } from 'vitest';
