@@ -10,7 +10,13 @@ test('add-sexton: PID 1 is sexton on its own node, in an image that has no node'
   expect(exitCode).toBe(0);
   const [first, cmdline] = stdout.split('\n');
   expect(first).toBe('no node');
-  expect(cmdline.split('\0').slice(0, 3)).toEqual(['/opt/sexton/bin/node', '/opt/sexton/lib/dist/sexton.js', '--']);
+  expect(cmdline.split('\0').slice(0, 4)).toEqual(['/opt/sexton/bin/node', '--v8-pool-size=1', '/opt/sexton/lib/dist/sexton.js', '--']);
+});
+
+test('add-sexton: one V8 worker, so sexton is 6 tasks, not 9', async () => {
+  const { stdout, exitCode } = await runToEnd(images().added, ['sh', '-c', 'ls /proc/1/task | wc -l']);
+  expect(exitCode).toBe(0);
+  expect(Number(stdout.trim())).toBe(6);
 });
 
 test('add-sexton: a shell app orphans 50 jobs, none stays a zombie; stop is prompt', async () => {
