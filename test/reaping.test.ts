@@ -65,8 +65,9 @@ test('not PID 1: orphans of the child are re-parented to sexton, the subreaper, 
   proc.stdout?.on('data', (d) => (stdout += d));
   await until(() => stdout.includes('orphans made: 20'), 10_000, 'the orphans');
 
-  const orphans = childrenOf(sexton).filter((pid) => commandLine(pid).join(' ') === 'sleep 0.8');
-  expect(orphans).toHaveLength(20);
+  // "made" is printed once they are forked; each is `sleep` only once its shell has exec'd it.
+  const sleeping = () => childrenOf(sexton).filter((pid) => commandLine(pid).join(' ') === 'sleep 0.8');
+  const orphans = await until(() => sleeping().length === 20 && sleeping(), 3000, `20 sleeping orphans (have ${sleeping().length})`);
   for (const pid of orphans) expect(procStat(pid)?.ppid).toBe(sexton);
 
   // They die while the main child still runs: sexton reaps them, none stays a zombie.

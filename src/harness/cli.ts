@@ -62,7 +62,7 @@ export function formatReport(r: WorkloadReport): string {
   }
   if (r.sextonStats) {
     const s = r.sextonStats;
-    lines.push(`  sexton at exit: reaped ${s.reaped} (${s.orphansReaped} orphans), ${s.zombieCount} zombies left, survivors killed: ${/killed (\d+) survivor/.exec(r.stderr)?.[1] ?? 0}`);
+    lines.push(`  sexton at exit: reaped ${s.reaped} (${s.orphansReaped} orphans), ${s.zombieCount} zombies left, survivors killed: ${s.survivorsKilled ?? 0}`);
   }
   // sexton's log, less the per-process lines of the kill round (the parents above say it).
   const sextonLines = r.stderr.split('\n').filter((l) => l.startsWith('sexton:') && !/grace period over:| holds \d+ zombie/.test(l));
