@@ -28,9 +28,11 @@ const threads = (pid: number) => Number(/^Threads:\s+(\d+)$/m.exec(readFileSync(
 
 describe('a read-only root filesystem with no writable /run or /tmp', () => {
   it('answers over the abstract socket, with no warning at start, and starts no thread to do it', async () => {
-    // Read-only tmpfs over /run and /tmp in PID 1's own mount namespace: no file can be created.
+    // /run and /tmp made read-only in PID 1's own mount namespace (bound onto themselves, then
+    // remounted read-only, so a checkout under /tmp stays reachable): no file can be created.
+    const readOnly = (dir: string) => `mount --bind ${dir} ${dir} && mount -o remount,bind,ro ${dir}`;
     const run = await runAsPid1(
-      ['/bin/sh', '-c', 'mount -t tmpfs -o ro tmpfs /run && mount -t tmpfs -o ro tmpfs /tmp && exec "$@"', 'sh',
+      ['/bin/sh', '-c', `${readOnly('/run')} && ${readOnly('/tmp')} && exec "$@"`, 'sh',
         process.execPath, SEXTON, '--', ...leakingApp(0, 0)],
       { raw: true },
     );
