@@ -112,8 +112,6 @@ export class Supervisor {
     this.log.info(`started ${quote(options.command.join(' '))} as pid ${result.pid}`);
     listenOnlyForPolicy(native, options);
     this.catchUpOnStopSignals();  // one that came during start-up
-    // At once, not later: an app can reach its memory limit within its first second.
-    native.releaseFilePages();
     setTimeout(() => this.startExporters(), EXPORTERS_DELAY_MS);  // see exporters/index.ts
   }
 
@@ -131,7 +129,6 @@ export class Supervisor {
   }
 
   private startExporters(): void {
-    this.memory.releaseSoon();
     // Zombies of live parents change without any counter moving: the key scans /proc too. An
     // OOM kill of a grandchild moves no counter of sexton's either.
     void this.exporters.start(() => {
@@ -139,6 +136,10 @@ export class Supervisor {
       const zombies = this.tree.zombieParents().reduce((sum, z) => sum + z.zombies, 0);
       return `${this.lifecycle.phase} ${c.reaped} ${c.received.reduce((a, b) => a + b, 0)} ${zombies} ${this.memory.oomKills()}`;
     });
+    // Now, with the exporters' modules loaded: not on a timer (no wake-up when idle), not at the
+    // spawn (a command over at once never pays its 3 ms). The child's oom_score_adj, set at the
+    // spawn, is what protects sexton before this.
+    this.native.releaseFilePages();
   }
 
   private onNotice(notice: Notice): void {

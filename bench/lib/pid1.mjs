@@ -3,10 +3,14 @@
 // /proc, and signals go to it directly. SIGKILL to unshare takes the whole namespace down
 // (--kill-child), so cleaning up means killing the unshare processes this module started.
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
-export const UNSHARE = ['unshare', '--pid', '--fork', '--mount-proc', '--kill-child', '--'];
+// The harness's runner (src/harness/namespace.ts, built into dist/harness.js): one unshare argv
+// and one childrenOf for the harness, the tests and the bench.
+import harness from '../../dist/harness.js';
+
+export const UNSHARE = harness.PID_NAMESPACE;
+export const { childrenOf } = harness;
 /**
  * PID 1's environment: PATH only, as in a container. The host's variables do not belong in the
  * measurement: NODE_EXTRA_CA_CERTS alone, set on the machines this bench ran on, makes every
@@ -21,20 +25,6 @@ export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Nanoseconds of CLOCK_MONOTONIC (libuv's hrtime), the clock the child stamps with. */
 export const now = () => process.hrtime.bigint();
 export const msBetween = (from, to) => Number(to - from) / 1e6;
-
-/** Host pids of the direct children of `pid`, over all its threads. */
-export function childrenOf(pid) {
-  const out = [];
-  try {
-    for (const task of readdirSync(`/proc/${pid}/task`)) {
-      const text = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
-      if (text) out.push(...text.split(' ').map(Number));
-    }
-  } catch {
-    // gone
-  }
-  return out;
-}
 
 export async function until(probe, timeoutMs, what) {
   const deadline = Date.now() + timeoutMs;

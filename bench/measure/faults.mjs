@@ -18,7 +18,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, constants, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmdirSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { childrenOf, msBetween, now, PID1_ENV, sleep, until } from '../lib/pid1.mjs';
+import { childrenOf, msBetween, now, PID1_ENV, sleep, UNSHARE, until } from '../lib/pid1.mjs';
 import { memoryOf } from '../lib/procfs.mjs';
 import { median } from '../lib/stats.mjs';
 import { ROOT, SEXTON } from '../lib/setup.mjs';
@@ -68,7 +68,7 @@ function makeCgroup(label, limitMiB) {
 /** Starts argv as PID 1 inside `cgroup` without CAP_SYS_RESOURCE; stderr to `stderr` (default ignored). */
 async function startInCgroup(cgroup, argv, { stderr = 'ignore' } = {}) {
   const join = cgroup ? [`echo $$ > ${cgroup.dir}/cgroup.procs && exec setpriv --bounding-set -sys_resource -- "$@"`] : ['exec "$@"'];
-  const proc = spawn('/bin/sh', ['-c', ...join, 'sh', 'unshare', '--pid', '--fork', '--mount-proc', '--kill-child', '--', ...argv], {
+  const proc = spawn('/bin/sh', ['-c', ...join, 'sh', ...UNSHARE, ...argv], {
     stdio: ['ignore', 'pipe', stderr], env: PID1_ENV,
   });
   live.add(proc);

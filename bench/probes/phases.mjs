@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PID1_ENV, now, sleep, startPid1 } from '../lib/pid1.mjs';
+import { PID1_ENV, now, sleep, startPid1, UNSHARE } from '../lib/pid1.mjs';
 import { compileChild, SEXTON } from '../lib/setup.mjs';
 import { median } from '../lib/stats.mjs';
 
@@ -37,7 +37,7 @@ function print(title, steps) {
 const startup = {};
 for (let i = 0; i < runs; i++) {
   const started = Number(now()) / 1e6;
-  const result = spawnSync('unshare', ['--pid', '--fork', '--mount-proc', '--kill-child', '--', ...sextonArgv(['/bin/true'])], { env: PID1_ENV, encoding: 'utf8' });
+  const result = spawnSync(UNSHARE[0], [...UNSHARE.slice(1), ...sextonArgv(['/bin/true'])], { env: PID1_ENV, encoding: 'utf8' });
   collect(startup, [[started, 'unshare started'], ...parseMarks(result.stderr), [Number(now()) / 1e6, 'gone']]);
 }
 print('sexton -- /bin/true as PID 1', startup);

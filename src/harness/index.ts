@@ -1,5 +1,6 @@
 // sexton/harness: reproduce zombie-leaking pods and prove an init cleans up, from your own tests.
 export { initPrefix, runAsPid1, SEXTON_ENTRY } from './pid1';
+export { childrenOf, inPidNamespace, PID_NAMESPACE } from './namespace';
 export { assertNoZombieLeak, VERDICT_EXIT_CODES, verdictOf } from './verdict';
 export type { LeakCheck, Verdict } from './verdict';
 export type { InitChoice, Pid1Report, RunOptions, Sample, ZombieParent } from './pid1';

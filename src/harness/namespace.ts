@@ -1,4 +1,5 @@
-// The PID namespace a run lives in, seen from outside: its PID 1, its processes, its pids cgroup.
+// The PID namespace a run lives in, seen from outside: how it is made, its PID 1, its processes,
+// its pids cgroup. The one place for these: the harness, the tests and the bench all use it.
 import { mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { descendantsOf, listProcesses, ProcessInfo, readProcess } from '../procfs';
@@ -30,16 +31,29 @@ export function makePidsCgroup(limit: number): { dir: string; remove: () => void
   };
 }
 
-export function childOf(pid: number): number | undefined {
+/**
+ * Runs what follows as PID 1 of a fresh PID namespace with its own /proc. unshare forwards no
+ * signal and reports no pid: PID 1 is its child (childrenOf), and SIGKILL to unshare takes the
+ * whole namespace down (--kill-child).
+ */
+export const PID_NAMESPACE: readonly string[] = ['unshare', '--pid', '--fork', '--mount-proc', '--kill-child', '--'];
+
+export function inPidNamespace(argv: readonly string[]): string[] {
+  return [...PID_NAMESPACE, ...argv];
+}
+
+/** Host pids of the direct children of pid, over all its threads. */
+export function childrenOf(pid: number): number[] {
+  const out: number[] = [];
   try {
     for (const task of readdirSync(`/proc/${pid}/task`)) {
-      const first = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/)[0];
-      if (first) return Number(first);
+      const text = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
+      if (text) out.push(...text.split(/\s+/).map(Number));
     }
   } catch {
     // gone
   }
-  return undefined;
+  return out;
 }
 
 export function namespacePid(pid: number): number {

@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { tmpdir } from 'node:os';
 import { commandOf, ProcessInfo, readProcess } from '../procfs';
-import { childOf, makePidsCgroup, namespacePid, namespaceProcesses, pid1Exiting } from './namespace';
+import { childrenOf, inPidNamespace, makePidsCgroup, namespacePid, namespaceProcesses, pid1Exiting } from './namespace';
 import type { StatsSnapshot } from '../stats';
 import { Verdict, verdictOf } from './verdict';
 
@@ -130,7 +130,7 @@ function initLabel(init: InitChoice = 'sexton'): string {
 export async function runAsPid1(command: string[], options: RunOptions = {}): Promise<Pid1Report> {
   const statsFile = sextonStatsFile(options.init);
   const argv = [...(statsFile?.prefix ?? initPrefix(options.init)), ...command];
-  const unshare = ['unshare', '--pid', '--fork', '--mount-proc', '--kill-child', '--', ...argv];
+  const unshare = inPidNamespace(argv);
   const cgroup = options.pidsMax === undefined ? undefined : makePidsCgroup(options.pidsMax);
   // Join the cgroup before unshare forks, so that everything in the namespace counts against it.
   const launch = cgroup ? ['/bin/sh', '-c', `echo $$ > ${cgroup.dir}/cgroup.procs && exec "$@"`, 'sh', ...unshare] : unshare;
@@ -191,7 +191,7 @@ export async function runAsPid1(command: string[], options: RunOptions = {}): Pr
   const lingering = (zombies: ProcessInfo[], now: number, ms = LINGER_MS) => zombies.filter((z) => now - (firstSeen.get(keyOf(z)) ?? now) >= ms);
   const sample = () => {
     if (pid1 === undefined) {
-      pid1 = childOf(proc.pid as number);
+      pid1 = childrenOf(proc.pid as number)[0];
       if (pid1 === undefined) return;
       pid1Started = readProcess(pid1)?.startTime;
     }

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ArgvFuzz, messageProblems, type Word } from '../support/argv-fuzz';
-import { requireBuilt, requireTini, SEXTON, StartedPids, TINI } from '../support/pid1';
+import { inPidNamespace, requireBuilt, requireTini, SEXTON, StartedPids, TINI } from '../support/pid1';
 
 const NODE = process.execPath;
 const started = new StartedPids();
@@ -46,7 +46,7 @@ async function runWords(init: string[], words: Word[], options: { env?: Record<s
   const script = path.join(scratch, `words-${++scripts}.sh`);
   writeFileSync(script, `${lines.join('\n')}\n`);
   const argv = ['/bin/sh', script, ...init];
-  const full = options.pid1 ? ['unshare', '--pid', '--fork', '--mount-proc', '--kill-child', '--', ...argv] : argv;
+  const full = options.pid1 ? inPidNamespace(argv) : argv;
   const proc = execa(full[0], full.slice(1), {
     reject: false, stdin: 'ignore', encoding: 'buffer', timeout: 20_000, killSignal: 'SIGKILL', cwd: options.cwd ?? scratch,
     env: { PATH: process.env.PATH as string }, extendEnv: false, stripFinalNewline: false,

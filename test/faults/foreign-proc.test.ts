@@ -5,7 +5,7 @@
 import { execa } from 'execa';
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { requireBuilt, SEXTON, StartedPids } from '../support/pid1';
+import { inPidNamespace, requireBuilt, SEXTON, StartedPids } from '../support/pid1';
 
 const NODE = process.execPath;
 const started = new StartedPids();
@@ -21,7 +21,7 @@ type ProcKind = 'host /proc' | 'no /proc' | 'own /proc';
 async function inNamespace(kind: ProcKind, args: string[]) {
   const sexton = [NODE, SEXTON, ...args];
   const argv = kind === 'host /proc' ? ['unshare', '--pid', '--fork', '--kill-child', '--', ...sexton]
-    : kind === 'own /proc' ? ['unshare', '--pid', '--fork', '--mount-proc', '--kill-child', '--', ...sexton]
+    : kind === 'own /proc' ? inPidNamespace(sexton)
       // A private mount namespace with a tmpfs over /proc: nothing there at all.
       : ['unshare', '--mount', '--pid', '--fork', '--kill-child', '--', 'sh', '-c', 'mount -t tmpfs none /proc && exec "$@"', 'sh', ...sexton];
   const begun = Date.now();

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
-  childrenOf, FIXTURES, killLeftovers, procStat, requireBuilt, runAsPid1, SEXTON, StartedPids, until,
+  childrenOf, FIXTURES, inPidNamespace, killLeftovers, procStat, requireBuilt, runAsPid1, SEXTON, StartedPids, until,
 } from '../support/pid1';
 import { freePort } from '../support/observability';
 
@@ -181,7 +181,7 @@ describe('closed stdio', () => {
   /** Where fds 0-2 of sexton's child point, read from the host while the child sleeps. */
   async function childStdio(close: string, pid1: boolean): Promise<string[]> {
     const sexton = [NODE, SEXTON, '--status-socket', 'none', '--', 'sleep', '30'];
-    const argv = pid1 ? ['unshare', '--pid', '--fork', '--mount-proc', '--kill-child', '--', ...sexton] : sexton;
+    const argv = pid1 ? inPidNamespace(sexton) : sexton;
     // stdio are pipes until the shell closes some of them for sexton.
     const proc = execa('/bin/sh', ['-c', `exec "$@" ${close}`, 'sh', ...argv], { reject: false, stdin: 'pipe', timeout: 20_000, killSignal: 'SIGKILL' });
     started.add(proc.pid as number);

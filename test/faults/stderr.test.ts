@@ -7,7 +7,7 @@ import { closeSync, constants, existsSync, openSync, readFileSync, readlinkSync,
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { compileFixtures, CompiledFixtures, readStats, scratchDir, statusKb } from '../support/faults';
-import { childrenOf, fixture, procStat, requireBuilt, sextonArgv, until } from '../support/pid1';
+import { childrenOf, fixture, inPidNamespace, procStat, requireBuilt, sextonArgv, until } from '../support/pid1';
 
 const O_NONBLOCK = constants.O_NONBLOCK;
 const FILLER = 'x';
@@ -83,7 +83,8 @@ interface Started {
 
 /** sexton as PID 1 with stderr on `stderrFd`; SIGKILLed (by the unshare pid) after the test. */
 async function startWithStderr(args: string[], stderrFd: number): Promise<Started> {
-  const proc = spawn('unshare', ['--pid', '--fork', '--mount-proc', '--kill-child', '--', ...sextonArgv(args)], {
+  const [unshare, ...rest] = inPidNamespace(sextonArgv(args));
+  const proc = spawn(unshare, rest, {
     stdio: ['ignore', 'pipe', stderrFd],
   });
   let exitedYet = false;

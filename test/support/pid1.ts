@@ -1,7 +1,10 @@
 // Runs sexton (or anything) as PID 1 of a fresh PID namespace and watches it from outside.
 import { execa } from 'execa';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { childrenOf, inPidNamespace } from '../../src/harness/namespace';
+
+export { childrenOf, inPidNamespace };
 
 export const ROOT = path.resolve(__dirname, '..', '..');
 export const SEXTON = path.join(ROOT, 'dist', 'sexton.js');
@@ -42,20 +45,6 @@ export function sextonArgv(args: string[], nodeArgs: string[] = []): string[] {
   return [process.execPath, ...nodeArgs, SEXTON, ...args];
 }
 
-/** Host pids of the direct children of pid. */
-export function childrenOf(pid: number): number[] {
-  const out: number[] = [];
-  try {
-    for (const task of readdirSync(`/proc/${pid}/task`)) {
-      const text = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
-      if (text) out.push(...text.split(/\s+/).map(Number));
-    }
-  } catch {
-    // gone
-  }
-  return out;
-}
-
 export async function until<T>(probe: () => T | undefined | false, timeoutMs = 10_000, what = 'condition'): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -74,8 +63,7 @@ const PRIVATE_RUN = 'mount -t tmpfs -o size=1m sexton-test-run /run && exec "$@"
  * shared by two tests' sextons. sh execs, so `argv` keeps PID 1.
  */
 export function asPid1(argv: string[]): string[] {
-  return ['unshare', '--pid', '--fork', '--mount-proc', '--kill-child', '--',
-    '/bin/sh', '-c', PRIVATE_RUN, 'sh', ...argv];
+  return inPidNamespace(['/bin/sh', '-c', PRIVATE_RUN, 'sh', ...argv]);
 }
 
 /**
