@@ -5,13 +5,15 @@
 
 #include <functional>
 
+#include "kill.h"
 #include "log_sink.h"
 #include "memory.h"
 #include "notifier.h"
 #include "peer_credentials.h"
-#include "process.h"
+#include "process_role.h"
 #include "reaped_commands.h"
 #include "reaper.h"
+#include "self.h"
 #include "signals.h"
 #include "spawn.h"
 #include "state.h"

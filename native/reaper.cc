@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "main_child.h"
 #include "reaped_commands.h"
 #include "state.h"
 
@@ -115,9 +116,7 @@ void reap_zombies(pid_t first) {
       if (report_orphans.load()) (*listener)(ReapEvent{ReapEvent::kOrphanReaped, pid});
       continue;
     }
-    child.pid = 0;
-    // Forwarding ends with the main child: its pid and process group may be reused from now on.
-    child.target_pid.store(0);
+    forget_main_child();
     ReapEvent event = main_exit_event(pid, status);
     siginfo_t probe = {};
     event.last_child = waitid(P_ALL, 0, &probe, WEXITED | WNOHANG | WNOWAIT) != 0 && errno == ECHILD;
@@ -170,17 +169,6 @@ void* reaper_loop(void*) {
 }  // namespace
 
 void set_report_orphans(bool on) { report_orphans.store(on); }
-
-void register_main_child(pid_t pid) {
-  MainChild& child = main_child();
-  child.pid = pid;
-  // A pidfd lets signal handlers signal the child without racing pid reuse (no mutex there).
-  int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
-  child.pidfd.store(pidfd);
-  child.target_pid.store(pid);
-  child.spawn_count++;
-  child.spawned.notify_all();
-}
 
 int start_reaper(ReapListener on_event) {
   if (listener != nullptr) return 0;

@@ -24,7 +24,5 @@ int start_reaper(ReapListener listener);
 // Also report each orphan reaped (tini's -w): one event each, so only when asked.
 void set_report_orphans(bool on);
 
-// Called by spawn with the main child's mutex held.
-void register_main_child(pid_t pid);
 
 }  // namespace sexton

@@ -9,6 +9,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "main_child.h"
 #include "notifier.h"
 #include "state.h"
 

@@ -9,7 +9,7 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "reaper.h"
+#include "main_child.h"
 #include "signals.h"
 #include "state.h"
 #include "terminal.h"

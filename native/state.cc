@@ -7,9 +7,5 @@ Counters& counters() {
   return *instance;
 }
 
-MainChild& main_child() {
-  static MainChild* instance = new MainChild();
-  return *instance;
-}
 
 }  // namespace sexton

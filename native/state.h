@@ -6,9 +6,9 @@
 #include <sys/types.h>
 
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
-#include <mutex>
+
+#include "main_child.h"  // the other shared state, with its own rules
 
 namespace sexton {
 
@@ -22,20 +22,6 @@ struct Counters {
   std::atomic<uint64_t> dropped[kMaxSignal];
 };
 
-struct MainChild {
-  // Guarded by the reaper mutex: "register pid" (spawn) and "reap and mark dead" (reaper)
-  // never interleave, so a fast-exiting child is never reaped before it is known.
-  std::mutex mutex;
-  std::condition_variable spawned;  // wakes the reaper when it had no children
-  uint64_t spawn_count = 0;
-  pid_t pid = 0;
-  // Read by signal handlers without the mutex: where forwarded signals go, 0 before the main
-  // child exists and after it was reaped.
-  std::atomic<pid_t> target_pid{0};
-  std::atomic<int> pidfd{-1};
-};
-
 Counters& counters();
-MainChild& main_child();
 
 }  // namespace sexton

@@ -1,26 +1,16 @@
-#include "process.h"
+#include "kill.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <string>
 
 namespace sexton {
-
-bool become_subreaper() { return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0; }
-
-bool is_subreaper() {
-  int flag = 0;
-  return prctl(PR_GET_CHILD_SUBREAPER, &flag, 0, 0, 0) == 0 && flag != 0;
-}
-
-bool set_parent_death_signal(int signal) { return prctl(PR_SET_PDEATHSIG, signal, 0, 0, 0) == 0; }
 
 int signal_every_process(int signal) {
   if (getpid() != 1) return EPERM;
@@ -58,23 +48,5 @@ int signal_process(int pid, int signal, unsigned long long start_time) {
   close(pidfd);
   return result;
 }
-
-int exec_self(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
-  std::vector<char*> args, vars;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  for (const std::string& e : env) vars.push_back(const_cast<char*>(e.c_str()));
-  args.push_back(nullptr);
-  vars.push_back(nullptr);
-  // Node marked stdio close-on-exec at startup; the next sexton needs it as much as this one.
-  for (int fd = 0; fd <= 2; fd++) {
-    int flags = fcntl(fd, F_GETFD);
-    if (flags >= 0) fcntl(fd, F_SETFD, flags & ~FD_CLOEXEC);
-  }
-  execve(args[0], args.data(), vars.data());
-  return errno;
-}
-
-// _exit, not exit: static destructors racing the reaper thread deadlocked process.exit().
-void exit_now(int code) { _exit(code); }
 
 }  // namespace sexton

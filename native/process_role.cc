@@ -1,0 +1,16 @@
+#include "process_role.h"
+
+#include <sys/prctl.h>
+
+namespace sexton {
+
+bool become_subreaper() { return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0; }
+
+bool is_subreaper() {
+  int flag = 0;
+  return prctl(PR_GET_CHILD_SUBREAPER, &flag, 0, 0, 0) == 0 && flag != 0;
+}
+
+bool set_parent_death_signal(int signal) { return prctl(PR_SET_PDEATHSIG, signal, 0, 0, 0) == 0; }
+
+}  // namespace sexton

@@ -1,0 +1,13 @@
+// sexton's place among processes: subreaper for orphans, and what it gets when its parent dies.
+#pragma once
+
+namespace sexton {
+
+// PR_SET_CHILD_SUBREAPER: orphans of our descendants come to us instead of the host's init.
+bool become_subreaper();
+bool is_subreaper();
+
+// PR_SET_PDEATHSIG: the signal sexton gets when its own parent dies.
+bool set_parent_death_signal(int signal);
+
+}  // namespace sexton
