@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -36,8 +37,9 @@ const char* open_log_sink(int fd) {
     sink_fd = own;
     return (mode = kOwnDescription), "own non-blocking description";
   }
-  // No /proc (or a FIFO nobody reads): look before writing. A race with the child's own
-  // writes can still block one write; said in docs/operations.md.
+  // No /proc, or a pipe sexton may not open again (a non-root sexton whose stdio pipes belong to
+  // root), or a FIFO nobody reads: look before writing, and for a pipe measure the room. A child
+  // writing between the look and the write can still block that one write (docs/operations.md).
   return (mode = kPollFirst), "poll before write";
 }
 
@@ -52,6 +54,10 @@ long write_log(const char* data, size_t length, int fd) {
     if (mode == kPollFirst) {
       pollfd p = {sink_fd, POLLOUT, 0};
       if (poll(&p, 1, 0) != 1 || !(p.revents & POLLOUT)) return -EAGAIN;
+      // POLLOUT on a pipe means one free page; a line needs room for all of it.
+      int size = fcntl(sink_fd, F_GETPIPE_SZ);
+      int unread = 0;
+      if (size > 0 && ioctl(sink_fd, FIONREAD, &unread) == 0 && static_cast<size_t>(size - unread) < length) return -EAGAIN;
     }
     n = write(sink_fd, data, length);
   }

@@ -18,11 +18,13 @@ namespace {
 struct Mapping {
   unsigned long start = 0, end = 0;
   bool candidate = false;  // read-only and backed by a file
-  long rss_kb = 0, anonymous_kb = 0;
+  long rss_kb = 0, anonymous_kb = 0, swap_kb = 0, private_dirty_kb = 0;
 };
 
 long long release(const Mapping& m) {
-  if (!m.candidate || m.anonymous_kb != 0 || m.rss_kb == 0) return 0;
+  // A private page copied on write (relocations made read-only afterwards) shows in Anonymous
+  // while in memory and in Swap once swapped out: either way, dropping it would lose content.
+  if (!m.candidate || m.anonymous_kb != 0 || m.swap_kb != 0 || m.private_dirty_kb != 0 || m.rss_kb == 0) return 0;
   if (madvise(reinterpret_cast<void*>(m.start), m.end - m.start, MADV_DONTNEED) != 0) return 0;
   return m.rss_kb * 1024LL;
 }
@@ -47,6 +49,10 @@ long long release_file_pages() {
       m.rss_kb = atol(line + 4);
     } else if (strncmp(line, "Anonymous:", 10) == 0) {
       m.anonymous_kb = atol(line + 10);
+    } else if (strncmp(line, "Swap:", 5) == 0) {
+      m.swap_kb = atol(line + 5);
+    } else if (strncmp(line, "Private_Dirty:", 14) == 0) {
+      m.private_dirty_kb = atol(line + 14);
     }
   }
   released += release(m);

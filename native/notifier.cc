@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -13,7 +14,9 @@ namespace sexton {
 namespace {
 
 int notice_pipe[2] = {-1, -1};
-std::atomic<bool> lost{false};
+// Written by a handler whose notice found the pipe full: a wake-up of its own, so that the
+// thread hears of the loss even if it emptied the pipe before the handler could say so.
+int lost_fd = -1;
 NoticeListener* listener = nullptr;  // heap, never destroyed (see state.h)
 
 struct Watched {
@@ -25,23 +28,24 @@ struct Watched {
 
 void* notify_loop(void*) {
   for (;;) {
-    pollfd fds[2] = {{notice_pipe[0], POLLIN, 0}, {watched.fd.load(), watched.events.load(), 0}};
-    int n = poll(fds, fds[1].fd >= 0 ? 2 : 1, -1);
+    pollfd fds[3] = {{notice_pipe[0], POLLIN, 0}, {lost_fd, POLLIN, 0}, {watched.fd.load(), watched.events.load(), 0}};
+    int n = poll(fds, fds[2].fd >= 0 ? 3 : 2, -1);
     if (n < 0) continue;  // EINTR
     if (fds[0].revents & POLLIN) {
       Notice notice;
       if (read(notice_pipe[0], &notice, sizeof notice) == sizeof notice && notice.kind != Notice::kWake) {
         (*listener)(notice);
       }
-      // Checked after a read: a notice was dropped only while the pipe was full, so there is
-      // always a read after the drop that sees it.
-      if (lost.exchange(false)) (*listener)(Notice{Notice::kLost});
     }
-    if (fds[1].fd >= 0 && (fds[1].revents & fds[1].events)) {
+    if (fds[1].revents & POLLIN) {
+      uint64_t drops;
+      if (read(lost_fd, &drops, sizeof drops) == sizeof drops) (*listener)(Notice{Notice::kLost});
+    }
+    if (fds[2].fd >= 0 && (fds[2].revents & fds[2].events)) {
       // An eventfd stays readable until read; a cgroup file fires until read again.
       char buffer[512];
-      ssize_t ignored = watched.rearm.load() == kReadEventfd ? read(fds[1].fd, buffer, 8)
-                                                            : pread(fds[1].fd, buffer, sizeof buffer, 0);
+      ssize_t ignored = watched.rearm.load() == kReadEventfd ? read(fds[2].fd, buffer, 8)
+                                                            : pread(fds[2].fd, buffer, sizeof buffer, 0);
       (void)ignored;
       (*listener)(Notice{static_cast<Notice::Kind>(watched.kind.load())});
     }
@@ -55,6 +59,8 @@ int start_notifier(NoticeListener on_notice) {
   if (listener != nullptr) return 0;
   if (pipe2(notice_pipe, O_CLOEXEC) != 0) return errno;
   fcntl(notice_pipe[1], F_SETFL, O_NONBLOCK);
+  lost_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (lost_fd < 0) return errno;
   listener = new NoticeListener(std::move(on_notice));
   pthread_t thread;
   // A small stack: it only polls and copies notices.
@@ -70,7 +76,10 @@ int start_notifier(NoticeListener on_notice) {
 
 void post_notice(const Notice& notice) {
   if (notice_pipe[1] < 0) return;
-  if (write(notice_pipe[1], &notice, sizeof notice) != sizeof notice) lost.store(true);
+  if (write(notice_pipe[1], &notice, sizeof notice) == sizeof notice) return;
+  uint64_t one = 1;  // eventfd_write is async-signal-safe; it fails only at 2^64-2 drops
+  ssize_t ignored = write(lost_fd, &one, sizeof one);
+  (void)ignored;
 }
 
 void watch_fd(int fd, short events, Rearm rearm, Notice::Kind kind) {

@@ -21,7 +21,8 @@ using NoticeListener = std::function<void(const Notice&)>;
 // Creates the pipe and the thread (once); returns 0 or the errno that prevented it.
 int start_notifier(NoticeListener listener);
 
-// Async-signal-safe. Drops the notice (and remembers that it did) when the pipe is full.
+// Async-signal-safe. Drops the notice when the pipe is full, and says so through a wake-up of its
+// own (the thread then posts a kLost notice).
 void post_notice(const Notice& notice);
 
 // How a watched fd is re-armed after it fires.

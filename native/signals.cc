@@ -81,7 +81,7 @@ int forward(int sig) {
 // JS hears of a signal when policy asked to, when policy must act (kNotifyOnly), or when the
 // forward failed for a reason other than "no child yet / any more".
 void tell_js(int sig, int action, const siginfo_t* info, int result) {
-  if (!notify[sig].load() && action != kNotifyOnly && (result == 0 || result == ESRCH)) return;
+  if (!notify[sig].load() && action != kNotifyOnly && (result == 0 || result == ESRCH || result == kNoChildYet)) return;
   Notice notice{Notice::kSignal};
   notice.signal = sig;
   notice.action = action;
@@ -110,6 +110,7 @@ void forward_signal(int sig, siginfo_t* info, void* context) {
   } else if (action > 0) {
     if (main_child().target_pid.load() <= 0) {
       pending.fetch_or(uint64_t{1} << (sig - 1));
+      result = kNoChildYet;
       // The child may have been registered meanwhile, after spawn flushed the pending bits.
       if (main_child().target_pid.load() > 0) forward_pending_signals();
     } else {

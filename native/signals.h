@@ -5,6 +5,9 @@ namespace sexton {
 // What sexton does with a signal it receives.
 constexpr int kDrop = 0;         // count it and tell JS; the child never sees it
 constexpr int kNotifyOnly = -1;  // tell JS and let policy decide (e.g. a drain delay)
+// A notice's result when there was no child to forward to (not yet spawned, or already reaped):
+// kept, and forwarded at the spawn if that is still to come.
+constexpr int kNoChildYet = -1;
 // Any positive value: forward as that signal number (rewrites are just a different number).
 
 // Installs a handler for every catchable signal except SIGCHLD. Forwarding happens inside

@@ -5,8 +5,9 @@ import { closeSync, openSync } from 'node:fs';
 import { StartError } from './native';
 import type { Options } from './options';
 
-/** Held for good: the notifier's pipe (2), the OOM eventfd, the log sink, the child's pidfd. */
-const HELD = 5;
+/** Held for good: the notifier's pipe (2) and its lost-notice eventfd, the OOM eventfd, the log
+ * sink, the child's pidfd. */
+const HELD = 6;
 /** Open for a moment: the spawn's report pipe, later a /proc scan (a directory and a file). */
 const PASSING = 2;
 

@@ -21,6 +21,10 @@ export type LinePrefix = (level: number) => string;
 
 /** Well below PIPE_BUF even in UTF-8: a line reaches a pipe whole or not at all. */
 const MAX_MESSAGE_CHARS = 1000;
+/** PIPE_BUF, the most a pipe takes whole. */
+const MAX_LINE_BYTES = 4096;
+/** Message characters that fit in MAX_LINE_BYTES as JSON whatever they are (\uXXXX: 6 bytes). */
+const JSON_SAFE_CHARS = 600;
 const LEVEL_NAMES = ['error', 'warn', 'info', 'debug'];
 
 /** For tools (status, harness): a plain write that may block, as any CLI's would. */
@@ -77,8 +81,13 @@ export class Logger {
 
   private format_(level: number, text: string, fields?: Fields): string {
     const message = text.length > MAX_MESSAGE_CHARS ? `${text.slice(0, MAX_MESSAGE_CHARS)}…` : text;
-    return this.format === 'json'
-      ? `${JSON.stringify({ time: new Date().toISOString(), level: LEVEL_NAMES[level], message, ...fields })}\n`
-      : `${this.prefix(level)}${message}\n`;
+    if (this.format === 'text') return `${this.prefix(level)}${message}\n`;
+    const head = { time: new Date().toISOString(), level: LEVEL_NAMES[level], message };
+    const line = `${JSON.stringify({ ...head, ...fields })}\n`;
+    if (Buffer.byteLength(line) <= MAX_LINE_BYTES) return line;
+    // Escapes and fields outgrew a pipe's atomic write: the fields go, and the message is cut to
+    // what fits even if every character is a six-byte escape.
+    const short = message.length > JSON_SAFE_CHARS ? `${message.slice(0, JSON_SAFE_CHARS)}…` : message;
+    return `${JSON.stringify({ ...head, message: short, fieldsDropped: true })}\n`;
   }
 }

@@ -35,7 +35,7 @@ export interface Notice {
   action: number;
   /** si_pid of the sender; 0 when it came from outside sexton's PID namespace. */
   sender: number;
-  /** 0 when the forward was delivered, else the errno of kill. */
+  /** 0 when the forward was delivered, NO_CHILD_YET when there was no child to forward to, else the errno of kill. */
   errno: number;
 }
 
@@ -55,6 +55,8 @@ export interface NativeCounters {
 /** Signal actions understood by setSignalAction; positive numbers forward as that signal. */
 export const DROP = 0;
 export const NOTIFY_ONLY = -1;
+/** A notice's errno when there was no child to forward to: kept for the spawn, if still to come. */
+export const NO_CHILD_YET = -1;
 
 export interface Native {
   /**

@@ -6,7 +6,7 @@ import { Action, Lifecycle, Timer } from './lifecycle';
 import { commandCandidates, errnoName, execFailure, rawArguments } from './command';
 import type { Logger } from './log';
 import { MemoryGuard } from './memory';
-import { Native, Notice, ReapEvent, StartError } from './native';
+import { Native, NO_CHILD_YET, Notice, ReapEvent, StartError } from './native';
 import type { Options } from './options';
 import { ProcessTree } from './process-tree';
 import { procShowsOwnNamespace, ProcessInfo, ZombieGroup } from './procfs';
@@ -153,6 +153,7 @@ export class Supervisor {
     if (notice.action > 0) {
       const as = notice.action === notice.signal ? '' : ` as ${signalName(notice.action)}`;
       if (notice.errno === 0) this.log.debug(`forwarded ${name}${as} to ${this.target()}`);
+      else if (notice.errno === NO_CHILD_YET) this.log.debug(`${name} arrived with no child to forward it to${this.mainPid === 0 ? ': it goes out once the child runs' : ''}`);
       else if (notice.errno !== ESRCH) this.log.warn(`could not forward ${name}${as} to ${this.target()}: ${errnoName(notice.errno)}`);
     } else if (notice.action === 0) {
       this.log.debug(`dropped ${name}`);

@@ -44,3 +44,12 @@ test('a message is cut to a length a pipe takes whole', () => {
   new Logger(DEFAULT, 'text', s.write).warn('x'.repeat(100_000));
   expect(Buffer.byteLength(s.out())).toBeLessThan(4096);
 });
+
+test('a JSON line stays within what a pipe takes whole: big fields are dropped, the message kept', () => {
+  const s = sink(() => 1 << 20);
+  const log = new Logger(DEFAULT, 'json', s.write);
+  log.warn('\x01'.repeat(1000), { commands: Object.fromEntries(Array.from({ length: 64 }, (_, i) => [`command-${i}`, i])) });
+  expect(Buffer.byteLength(s.out())).toBeLessThanOrEqual(4096);
+  expect(JSON.parse(s.out())).toMatchObject({ level: 'warn', fieldsDropped: true });
+  expect(JSON.parse(s.out()).message).toHaveLength(601);  // 600 and the ellipsis
+});

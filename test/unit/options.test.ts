@@ -66,3 +66,9 @@ test('echoed values are escaped and cut, one line', () => {
   expect(message).not.toMatch(/\n/);
   expect(message.length).toBeLessThan(200);
 });
+
+test('--metrics refuses what only looks like an IPv6 address (Node would look it up)', () => {
+  expect(usageError(['--metrics', '[1:2]:9102', 'true'])).toMatch(/IP address or localhost/);
+  expect(usageError(['--metrics', '[:::]:9102', 'true'])).toMatch(/IP address or localhost/);
+  expect(run(['--metrics', '[fe80::1]:9102', 'true']).metrics).toEqual({ host: 'fe80::1', port: 9102 });
+});
