@@ -1,4 +1,7 @@
 // sexton reaps every orphan: as PID 1 of a namespace, and as a child subreaper when it is not.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
 import { afterEach, beforeAll, expect, test } from 'vitest';
 import { commandLine, fixture, killCoreLeftovers, procStat, runDirect } from './support/core';
 import { hostDescendants } from './support/pid1';
@@ -6,12 +9,23 @@ import { childrenOf, killLeftovers, requireBuilt, runAsPid1, until, zombiesUnder
 
 const ORPHANS = fixture('core-orphans.sh');
 const NO_INIT = fixture('core-noinit.js');
-const SUMMARY = /reaped (\d+) \((\d+) orphans/;
+
+/** Scratch directories of this file's runs, removed after each test. */
+const dirs: string[] = [];
+
+/** A stats file for one run, and sexton's final counts from it (its state, not its log). */
+function statsFile(): { path: string; read(): { reaped: number; orphansReaped: number } } {
+  const dir = mkdtempSync(path.join(tmpdir(), 'sexton-reaping-'));
+  dirs.push(dir);
+  const file = path.join(dir, 'stats.json');
+  return { path: file, read: () => JSON.parse(readFileSync(file, 'utf8')) };
+}
 
 beforeAll(requireBuilt);
 afterEach(() => {
   killLeftovers();
   killCoreLeftovers();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -30,7 +44,8 @@ async function maxZombiesUntil(pid: number, stop: Promise<unknown>): Promise<num
 
 test('as PID 1, 1000 orphans of a running child are all reaped and never pile up', async () => {
   // The orphans exit at once; the child then stays (as one `sleep`) for 2 s.
-  const run = await runAsPid1(['-v', '--', 'sh', ORPHANS, '1000', '0', '2']);
+  const stats = statsFile();
+  const run = await runAsPid1(['-v', '--stats-file', stats.path, '--', 'sh', ORPHANS, '1000', '0', '2']);
   const maxWhileForking = await maxZombiesUntil(run.pid1, run.waitFor('orphans made: 1000'));
   // A zombie lives only between its exit and the reaper thread's next wait: a handful at most.
   expect(maxWhileForking).toBeLessThan(50);
@@ -44,9 +59,9 @@ test('as PID 1, 1000 orphans of a running child are all reaped and never pile up
 
   const result = await run.done();
   expect(result.exitCode).toBe(0);
-  const [, reaped, orphans] = SUMMARY.exec(result.stderr) ?? [];
-  expect(Number(orphans), result.stderr).toBeGreaterThanOrEqual(1000);
-  expect(Number(reaped)).toBeGreaterThan(Number(orphans));  // the main child is counted too
+  const { reaped, orphansReaped } = stats.read();
+  expect(orphansReaped, result.stderr).toBeGreaterThanOrEqual(1000);
+  expect(reaped).toBeGreaterThan(orphansReaped);  // the main child is counted too
 });
 
 test('contrast: a PID 1 that never waits lets the same orphans pile up as zombies', async () => {
@@ -59,7 +74,8 @@ test('contrast: a PID 1 that never waits lets the same orphans pile up as zombie
 
 test('not PID 1: orphans of the child are re-parented to sexton, the subreaper, and reaped', async () => {
   // 20 orphans that live 0.8 s, while the child stays for 2 s.
-  const proc = runDirect(['-v', '--', 'sh', ORPHANS, '20', '0.8', '2']);
+  const stats = statsFile();
+  const proc = runDirect(['-v', '--stats-file', stats.path, '--', 'sh', ORPHANS, '20', '0.8', '2']);
   const sexton = proc.pid as number;
   let stdout = '';
   proc.stdout?.on('data', (d) => (stdout += d));
@@ -78,12 +94,13 @@ test('not PID 1: orphans of the child are re-parented to sexton, the subreaper, 
 
   const result = await proc;
   expect(result.exitCode).toBe(0);
-  expect(Number(SUMMARY.exec(result.stderr)?.[2])).toBeGreaterThanOrEqual(20);
+  expect(stats.read().orphansReaped).toBeGreaterThanOrEqual(20);
 });
 
 test('not PID 1 with --no-subreaper: sexton warns once, and orphans are not its to reap', async () => {
   // Orphans that exit at once: they escape to the machine's init, which reaps them.
-  const proc = runDirect(['-v', '--no-subreaper', '--', 'sh', ORPHANS, '5', '0', '0.3']);
+  const stats = statsFile();
+  const proc = runDirect(['-v', '--no-subreaper', '--stats-file', stats.path, '--', 'sh', ORPHANS, '5', '0', '0.3']);
   const sexton = proc.pid as number;
   let seenForeign = false;
   const watching = (async () => {
@@ -98,7 +115,7 @@ test('not PID 1 with --no-subreaper: sexton warns once, and orphans are not its 
   expect(result.exitCode).toBe(0);
   const warnings = result.stderr.split('\n').filter((line) => /not PID 1 and not a subreaper/.test(line));
   expect(warnings, result.stderr).toHaveLength(1);
-  expect(SUMMARY.exec(result.stderr)?.[2]).toBe('0');
+  expect(stats.read().orphansReaped).toBe(0);
   expect(seenForeign).toBe(false);
   expect(hostDescendants(sexton)).toEqual([]);
 });
