@@ -8,7 +8,7 @@
 import { loadNative, Native } from './native';
 import { requestedPersonality } from './personalities/detect';
 
-const TOOLS = new Set(['status', 'harness']);
+const TOOLS = new Set(['status', 'harness', 'scan']);
 
 function installEarly(): { native?: Native; error?: unknown } {
   if (TOOLS.has(process.argv[2]) && !requestedPersonality(process.argv, process.argv0, process.env)) return {};

@@ -8,6 +8,14 @@ import { closeSync, openSync, readSync } from 'node:fs';
  * glibc's structure layouts, so the choice cannot be left to trying.
  */
 export function libcOf(executable = '/proc/self/exe'): 'musl' | 'glibc' {
+  if (executable === '/proc/self/exe') return (own ??= readLibc(executable));
+  return readLibc(executable);
+}
+
+/** node's own, read once: the addon's choice and the signal range both ask. */
+let own: 'musl' | 'glibc' | undefined;
+
+function readLibc(executable: string): 'musl' | 'glibc' {
   const head = Buffer.alloc(4096);
   try {
     const fd = openSync(executable, 'r');

@@ -146,6 +146,11 @@ export class MemoryGuard {
     this.log.warn(`the OOM killer ended a process in sexton's memory cgroup${of}; ${kills ?? '?'} OOM kill(s) so far`, { oomKills: kills });
   }
 
+  /** Gives back the file pages sexton is not using (about 3 ms: not on the start path). */
+  releaseNow(): void {
+    this.native.releaseFilePages();
+  }
+
   /** Gives back file pages faulted in by recent work, once things are quiet for a moment. */
   releaseSoon(): void {
     if (this.releaseTimer) return;

@@ -139,7 +139,7 @@ export class Supervisor {
     // Now, with the exporters' modules loaded: not on a timer (no wake-up when idle), not at the
     // spawn (a command over at once never pays its 3 ms). The child's oom_score_adj, set at the
     // spawn, is what protects sexton before this.
-    this.native.releaseFilePages();
+    this.memory.releaseNow();
   }
 
   private onNotice(notice: Notice): void {
