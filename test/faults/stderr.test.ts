@@ -103,6 +103,23 @@ async function startWithStderr(args: string[], stderrFd: number): Promise<Starte
   return { proc, pid1, stdout: () => out, exited };
 }
 
+/**
+ * sexton with `flags` as PID 1, its stderr a FIFO filled to the last byte that nobody reads, a
+ * stats file and no status socket; `command(dir)` gets the run's scratch directory.
+ */
+async function startStuck(flags: string[], command: (dir: string) => string[]) {
+  const scratch = scratchDir();
+  cleanups.push(scratch.remove);
+  const pipe = stuckPipe(scratch.dir);
+  const stats = path.join(scratch.dir, 'stats.json');
+  const run = await startWithStderr([...flags, '--stats-file', stats, '--status-socket', 'none', '--', ...command(scratch.dir)], pipe.writeFd);
+  closeSync(pipe.writeFd);
+  return { run, pipe, stats, dir: scratch.dir };
+}
+
+/** The file the stuck-stderr fixture's daemon writes when it gets TERM. */
+const MARKER = 'daemon-got-term';
+
 /** Sleeps the thread for a fraction of a millisecond: timing probes that must not wait for the event loop. */
 const nap = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 
@@ -185,13 +202,8 @@ describe('a stderr pipe nobody reads never blocks sexton', () => {
   // below), but a stall the kernel does not count as one (reclaim, a page fault on a busy disk)
   // can still land inside the window.
   it('TERM with -t 2: leftovers get TERM, SIGKILL at 2 s ± 50 ms, the stats file is written, exit within 100 ms of the last child', { retry: 1 }, async () => {
-    const scratch = scratchDir();
-    cleanups.push(scratch.remove);
-    const pipe = stuckPipe(scratch.dir);
-    const stats = path.join(scratch.dir, 'stats.json');
-    const marker = path.join(scratch.dir, 'daemon-got-term');
-    const run = await startWithStderr(['-t', '2', '--stats-file', stats, '--status-socket', 'none', '--', 'sh', fixture('faults-stuck-stderr.sh'), marker], pipe.writeFd);
-    closeSync(pipe.writeFd);
+    const { run, pipe, stats, dir } = await startStuck(['-t', '2'], (scratch) => ['sh', fixture('faults-stuck-stderr.sh'), path.join(scratch, MARKER)]);
+    const marker = path.join(dir, MARKER);
     await until(() => run.stdout().includes('ready'), 10_000, 'the child to be ready');
     const main = await until(() => childrenOf(run.pid1).find((pid) => commOf(pid) === 'sleep'), 5000, 'the main child (sleep)');
     const daemon = await until(() => childrenOf(run.pid1).find((pid) => commOf(pid) === 'sh'), 5000, 'the re-parented daemon');
@@ -244,14 +256,9 @@ describe('a stderr pipe nobody reads never blocks sexton', () => {
   });
 
   it('the child exits by itself: leftovers get TERM and sexton exits with its status, nobody reading', async () => {
-    const scratch = scratchDir();
-    cleanups.push(scratch.remove);
-    const pipe = stuckPipe(scratch.dir);
-    const stats = path.join(scratch.dir, 'stats.json');
-    const marker = path.join(scratch.dir, 'daemon-got-term');
     const started = process.hrtime.bigint();
-    const run = await startWithStderr(['-v', '--stats-file', stats, '--status-socket', 'none', '--', 'sh', fixture('faults-stuck-stderr.sh'), marker, 'exit 3'], pipe.writeFd);
-    closeSync(pipe.writeFd);
+    const { run, pipe, stats, dir } = await startStuck(['-v'], (scratch) => ['sh', fixture('faults-stuck-stderr.sh'), path.join(scratch, MARKER), 'exit 3']);
+    const marker = path.join(dir, MARKER);
     const result = await Promise.race([run.exited, new Promise<undefined>((r) => setTimeout(r, 10_000))]);
     expect(result, 'sexton still running 10 s after its child exited').toBeDefined();
     console.log(`full stderr, child exits by itself: sexton exited ${ms(started, result!.at).toFixed(0)} ms after start`);
@@ -266,13 +273,8 @@ describe('a stderr pipe nobody reads never blocks sexton', () => {
   });
 
   it('dropped lines are counted in the stats, and said in one line once stderr takes lines again', async () => {
-    const scratch = scratchDir();
-    cleanups.push(scratch.remove);
-    const pipe = stuckPipe(scratch.dir);
-    const stats = path.join(scratch.dir, 'stats.json');
     // -vv: every forwarded signal is a line.
-    const run = await startWithStderr(['-vv', '--stats-file', stats, '--status-socket', 'none', '--', 'sh', '-c', 'trap "" USR1; echo ready; exec sleep 600'], pipe.writeFd);
-    closeSync(pipe.writeFd);
+    const { run, pipe, stats } = await startStuck(['-vv'], () => ['sh', '-c', 'trap "" USR1; echo ready; exec sleep 600']);
     await until(() => run.stdout().includes('ready'), 10_000, 'the child to be ready');
     await until(() => childrenOf(run.pid1).some((pid) => commOf(pid) === 'sleep'), 5000, 'sleep');
     for (let i = 0; i < 5; i++) {
@@ -301,12 +303,7 @@ describe('a stderr pipe nobody reads never blocks sexton', () => {
   });
 
   it('a 10k/s signal flood with every signal logged into the stuck pipe: sexton’s memory stays bounded', async () => {
-    const scratch = scratchDir();
-    cleanups.push(scratch.remove);
-    const pipe = stuckPipe(scratch.dir);
-    const stats = path.join(scratch.dir, 'stats.json');
-    const run = await startWithStderr(['-vv', '--stats-file', stats, '--status-socket', 'none', '--', 'sh', '-c', 'trap "" USR1; echo ready; exec sleep 600'], pipe.writeFd);
-    closeSync(pipe.writeFd);
+    const { run, stats } = await startStuck(['-vv'], () => ['sh', '-c', 'trap "" USR1; echo ready; exec sleep 600']);
     await until(() => run.stdout().includes('ready'), 10_000, 'the child to be ready');
     await new Promise((r) => setTimeout(r, 2000));  // past the file-page release after start
     const rss = () => ({ vm: statusKb(run.pid1, 'VmRSS') ?? NaN, anon: statusKb(run.pid1, 'RssAnon') ?? NaN });
@@ -348,13 +345,8 @@ describe('a stderr pipe nobody reads never blocks sexton', () => {
     // signal must get through a flood of notices. (On this machine JS keeps up with 10k/s, so
     // the notice pipe does not overflow here: the dropped-notice path itself is covered only by
     // reading native/notifier.cc, whose eventfd makes a drop always heard.)
-    const scratch = scratchDir();
-    cleanups.push(scratch.remove);
-    const pipe = stuckPipe(scratch.dir);
-    const stats = path.join(scratch.dir, 'stats.json');
     const child = 'trap "" USR1; trap "echo got-TERM; exit 0" TERM; echo ready; while :; do sleep 0.05; done';
-    const run = await startWithStderr(['-vv', '-d', '1', '-t', '5', '--stats-file', stats, '--status-socket', 'none', '--', 'sh', '-c', child], pipe.writeFd);
-    closeSync(pipe.writeFd);
+    const { run, stats } = await startStuck(['-vv', '-d', '1', '-t', '5'], () => ['sh', '-c', child]);
     await until(() => run.stdout().includes('ready'), 10_000, 'the child to be ready');
     const flood = spawn(fixtures.path('flood'), [String(run.pid1), '10', '10000', '4'], { stdio: ['ignore', 'ignore', 'inherit'] });
     cleanups.push(() => flood.exitCode === null && flood.signalCode === null && flood.kill('SIGKILL'));
