@@ -6,6 +6,8 @@
 //   child stubborn        ignores SIGTERM
 //   child stamp-exit [MiB] touches MiB of memory, prints a stamp and calls _exit at once
 //                         (bench/probes/teardown.mjs: how long the kernel takes to tear it down)
+//   child burst N         makes N orphans that wait in one process group (SIGKILL to the group
+//                         ends them all: bench/measure/burst.mjs), prints "ready" and sleeps
 //
 // Each mode prints "ready" once its handlers are in place: signals sent before that are racy.
 #define _GNU_SOURCE
@@ -58,6 +60,35 @@ static void make_orphans_forever(void) {
   }
 }
 
+// N orphans of PID 1 in the process group of `leader` (a child of ours that only waits): each
+// is forked by a middle process that exits at once. Both set the group, so it is set before
+// the middle exits, whichever runs first.
+static void make_waiting_orphans(int count) {
+  pid_t leader = fork();
+  if (leader == 0) {
+    setpgid(0, 0);
+    for (;;) pause();
+  }
+  setpgid(leader, leader);
+  for (int i = 0; i < count; i++) {
+    pid_t middle = fork();
+    if (middle == 0) {
+      pid_t orphan = fork();
+      if (orphan == 0) {
+        setpgid(0, leader);
+        for (;;) pause();
+      }
+      if (orphan > 0) setpgid(orphan, leader);
+      _exit(orphan > 0 ? 0 : 1);
+    }
+    int status = 1;
+    if (middle < 0 || waitpid(middle, &status, 0) != middle || status != 0) {
+      say("burst: fork failed\n");
+      exit(1);
+    }
+  }
+}
+
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "";
   if (strcmp(mode, "stamp-exit") == 0) {
@@ -66,6 +97,11 @@ int main(int argc, char **argv) {
     for (size_t at = 0; memory && at < bytes; at += 4096) memory[at] = 1;
     stamp(0);
     _exit(0);
+  }
+  if (strcmp(mode, "burst") == 0) {
+    make_waiting_orphans(argc > 2 ? atoi(argv[2]) : 2000);
+    say("ready\n");
+    for (;;) pause();
   }
   if (strcmp(mode, "storm-signals") == 0) {
     if (fork() == 0) make_orphans_forever();
@@ -80,7 +116,7 @@ int main(int argc, char **argv) {
   } else if (strcmp(mode, "stubborn") == 0) {
     signal(SIGTERM, SIG_IGN);
   } else {
-    say("usage: child signals|storm-signals|stubborn|stamp-exit [MiB]\n");
+    say("usage: child signals|storm-signals|stubborn|stamp-exit [MiB]|burst N\n");
     return 2;
   }
   say("ready\n");

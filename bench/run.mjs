@@ -12,6 +12,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { killAll } from './lib/pid1.mjs';
 import { candidates, compileChild, ensurePeers, machine, requireBuilt, ROOT, versions } from './lib/setup.mjs';
+import { measureBurst } from './measure/burst.mjs';
 import { measureIdle } from './measure/idle.mjs';
 import { measureScan } from './measure/scan.mjs';
 import { measureShutdown } from './measure/shutdown.mjs';
@@ -28,6 +29,7 @@ const SETTINGS = {
     idle: { rounds: 3, windowMs: 5000 },
     signals: { blocks: 4, perBlock: 100 },
     storm: { rounds: 5, size: 2000 },
+    burst: { rounds: 5, size: 2000 },
     shutdown: { rounds: 20, stubbornRounds: 5, peerWaitMs: 3000 },
     scan: { processes: 5000, zombies: 100, rounds: 10 },
   },
@@ -36,6 +38,7 @@ const SETTINGS = {
     idle: { rounds: 1, windowMs: 1000 },
     signals: { blocks: 1, perBlock: 200 },
     storm: { rounds: 1, size: 1000 },
+    burst: { rounds: 1, size: 1000 },
     shutdown: { rounds: 5, stubbornRounds: 1, peerWaitMs: 1500 },
     scan: { processes: 5000, zombies: 100, rounds: 3 },
   },
@@ -51,6 +54,7 @@ function describeSettings(s) {
     `- memory and idle wake-ups: ${s.idle.rounds} round(s) of ${s.idle.windowMs / 1000} s, after 1 s of settling`,
     `- signals: ${s.signals.blocks} block(s) of ${s.signals.perBlock} per init and condition`,
     `- orphan storm: ${s.storm.rounds} round(s) of ${s.storm.size} orphans`,
+    `- burst drain: ${s.burst.rounds} round(s) of ${s.burst.size} orphans, each way`,
     `- TERM → exit: ${s.shutdown.rounds} rounds; stubborn child: ${s.shutdown.stubbornRounds} round(s) for sexton, peers watched for ${s.shutdown.peerWaitMs / 1000} s`,
     `- sexton scan: ${s.scan.rounds} rounds on a node with ${s.scan.processes} extra processes (${s.scan.zombies} of them zombies)`,
   ].join('\n');
@@ -95,6 +99,7 @@ async function main(args) {
     idle: await step('memory and idle wake-ups', () => measureIdle(inits, settings.idle)),
     signals: await step('signal latency, idle and under an orphan storm', () => measureSignals(inits, child.binary, settings.signals)),
     storm: await step('orphan storm', () => measureStorm(inits, settings.storm)),
+    burst: await step('burst drain', () => measureBurst(inits, child.binary, settings.burst)),
     shutdown: await step('TERM → exit', () => measureShutdown(inits, child.binary, settings.shutdown)),
     scan: await step(`sexton scan of a node with ${settings.scan.processes} processes`, () => measureScan(settings.scan)),
   };

@@ -109,6 +109,7 @@ Napi::Value StartNotifier(const Napi::CallbackInfo& info) {
     });
     if (status != napi_ok) delete copy;
   });
+  if (rc == 0) take_signals_off_main_thread();
   return Napi::Number::New(info.Env(), rc);
 }
 

@@ -10,6 +10,8 @@
 
 #include <atomic>
 
+#include "signals.h"
+
 namespace sexton {
 namespace {
 
@@ -27,6 +29,7 @@ struct Watched {
 } watched;
 
 void* notify_loop(void*) {
+  unblock_forwarded_signals();  // the thread the signal handler runs on (signals.h)
   for (;;) {
     pollfd fds[3] = {{notice_pipe[0], POLLIN, 0}, {lost_fd, POLLIN, 0}, {watched.fd.load(), watched.events.load(), 0}};
     int n = poll(fds, fds[2].fd >= 0 ? 3 : 2, -1);

@@ -12,6 +12,7 @@
 
 #include "main_child.h"
 #include "reaped_commands.h"
+#include "signals.h"
 #include "state.h"
 
 namespace sexton {
@@ -133,6 +134,7 @@ void wait_for_a_child(uint64_t seen_spawns) {
 }
 
 void* reaper_loop(void*) {
+  block_forwarded_signals();  // they go to the notifier (signals.h); waitid is not interrupted
   MainChild& child = main_child();
   uint64_t seen_spawns = 0;
   bool had_children = false;

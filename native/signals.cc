@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -127,7 +128,32 @@ bool is_catchable(int sig) {
   return sig != SIGKILL && sig != SIGSTOP && sig != SIGCHLD && (sig < 32 || sig >= SIGRTMIN);
 }
 
+// What the handler forwards: every signal it catches but the faults a thread raises on itself,
+// which must stay unblocked wherever they happen.
+sigset_t forwarded_set() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int sig = 1; sig < kMaxSignal && sig <= SIGRTMAX; sig++) {
+    if (is_catchable(sig) && !is_fault_signal(sig)) sigaddset(&set, sig);
+  }
+  return set;
+}
+
 }  // namespace
+
+void block_forwarded_signals() {
+  sigset_t set = forwarded_set();
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
+
+void unblock_forwarded_signals() {
+  sigset_t set = forwarded_set();
+  pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+}
+
+void take_signals_off_main_thread() {
+  if (installed) block_forwarded_signals();
+}
 
 void install_signal_handlers() {
   if (installed) return;

@@ -16,6 +16,16 @@ constexpr int kNoChildYet = -1;
 // child exists are kept and forwarded right after spawn.
 void install_signal_handlers();
 
+// The main thread may be running JS or sit in a long system call (reading /proc, giving back
+// pages) when a signal comes: a handler run there waits for it, and the child, woken from that
+// CPU, then waits for it too. So once the notifier thread exists the main thread blocks what the
+// handler forwards, and the kernel runs the handler on a thread that is idle (the notifier, or
+// one of Node's that waits for work; SIGUSR1 only on the notifier, as Node's block it). The
+// reaper blocks them too, so its waitid is not interrupted.
+void take_signals_off_main_thread();  // on the main thread, after start_notifier
+void block_forwarded_signals();       // on the calling thread
+void unblock_forwarded_signals();     // on the calling thread (the notifier)
+
 void set_signal_action(int signal, int action);
 // Whether JS is told of every arrival of `signal`, or only of failures and kNotifyOnly.
 void set_signal_notify(int signal, bool on);

@@ -40,8 +40,10 @@ export async function until(probe, timeoutMs, what) {
  * Starts `argv` as PID 1. With `lines: true` its stdout is read line by line (nextLine);
  * otherwise stdout is discarded. stderr is kept (the first 10 kB) for error messages.
  */
-export async function startPid1(argv, { lines = false } = {}) {
-  const proc = spawn(UNSHARE[0], [...UNSHARE.slice(1), ...argv], { stdio: ['ignore', lines ? 'pipe' : 'ignore', 'pipe'], env: PID1_ENV });
+export async function startPid1(argv, { lines = false, prefix = [] } = {}) {
+  // `prefix`: a command that ends by exec'ing its arguments (unshare …), e.g. to join a cgroup.
+  const command = [...prefix, ...UNSHARE, ...argv];
+  const proc = spawn(command[0], command.slice(1), { stdio: ['ignore', lines ? 'pipe' : 'ignore', 'pipe'], env: PID1_ENV });
   live.add(proc);
   let stderr = '';
   proc.stderr.on('data', (chunk) => {

@@ -17,7 +17,7 @@ const LOST_AFTER_MS = 1000;
  */
 const SETTLE_MS = { signals: 100, 'storm-signals': 200 };
 
-async function oneBlock(candidate, child, mode, count) {
+export async function oneBlock(candidate, child, mode, count) {
   const run = await startPid1(candidate.argv([child, mode]), { lines: true });
   try {
     await run.expectLine('ready');
