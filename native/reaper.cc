@@ -35,9 +35,12 @@ ReapEvent main_exit_event(pid_t pid, int status) {
 // orphan is named (a pod's workers killed at once); any other wake-up names only the zombie that
 // woke it, however long its backlog: a reaper that keeps up finds one or two, one that fell
 // behind in a storm reaps the rest at full speed. A token bucket (kNamingBurst, then one per
-// kNsPerName) bounds naming over time. Those not named are counted as unnamed.
+// kNsPerName) bounds naming over time. Those not named are counted as unnamed. One name a
+// millisecond named ~520 of a 2000-orphan storm and left its peak at 1.5-3x tini's; one every
+// 2 ms names ~300 and the peak is within noise of no naming at all (bench/RESULTS.md, Notes),
+// while 500 a second stays above a steady churn of 200 orphans a second.
 constexpr int64_t kNamingBurst = 64;
-constexpr int64_t kNsPerName = 1000000;
+constexpr int64_t kNsPerName = 2000000;
 constexpr int kNamedPerBusyWakeUp = 1;
 constexpr int64_t kQuietNs = 10000000;
 constexpr int64_t kBurstWindowNs = 20000000;
