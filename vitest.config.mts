@@ -5,6 +5,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // Real containers need podman and their own setup: npm run test:containers.
     exclude: [...configDefaults.exclude, 'test/containers/**'],
+    // SIGKILLs, by pid, every process a test started: test/support/processes.ts.
+    setupFiles: ['test/support/cleanup.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Process tests measure real timing on a 2-core machine: two files at a time at most.

@@ -13,6 +13,7 @@ import * as path from 'node:path';
 import { killAll } from './lib/pid1.mjs';
 import { candidates, compileChild, ensurePeers, machine, requireBuilt, ROOT, versions } from './lib/setup.mjs';
 import { measureBurst } from './measure/burst.mjs';
+import { measureFlood } from './measure/flood.mjs';
 import { measureIdle } from './measure/idle.mjs';
 import { measureScan } from './measure/scan.mjs';
 import { measureShutdown } from './measure/shutdown.mjs';
@@ -28,6 +29,7 @@ const SETTINGS = {
     startup: { rounds: 40 },
     idle: { rounds: 3, windowMs: 5000 },
     signals: { blocks: 4, perBlock: 100 },
+    flood: { rounds: 3, seconds: 5, rate: 10_000 },
     storm: { rounds: 5, size: 2000 },
     burst: { rounds: 5, size: 2000 },
     shutdown: { rounds: 20, stubbornRounds: 5, peerWaitMs: 3000 },
@@ -37,6 +39,7 @@ const SETTINGS = {
     startup: { rounds: 8 },
     idle: { rounds: 1, windowMs: 1000 },
     signals: { blocks: 1, perBlock: 200 },
+    flood: { rounds: 1, seconds: 2, rate: 10_000 },
     storm: { rounds: 1, size: 1000 },
     burst: { rounds: 1, size: 1000 },
     shutdown: { rounds: 5, stubbornRounds: 1, peerWaitMs: 1500 },
@@ -53,6 +56,7 @@ function describeSettings(s) {
     `- startup: ${s.startup.rounds} rounds (plus one warm-up)`,
     `- memory and idle wake-ups: ${s.idle.rounds} round(s) of ${s.idle.windowMs / 1000} s, after 1 s of settling`,
     `- signals: ${s.signals.blocks} block(s) of ${s.signals.perBlock} per init and condition`,
+    `- signal flood: ${s.flood.rounds} round(s) of ${s.flood.seconds} s at ${s.flood.rate} SIGUSR1/s`,
     `- orphan storm: ${s.storm.rounds} round(s) of ${s.storm.size} orphans`,
     `- burst drain: ${s.burst.rounds} round(s) of ${s.burst.size} orphans, each way`,
     `- TERM → exit: ${s.shutdown.rounds} rounds; stubborn child: ${s.shutdown.stubbornRounds} round(s) for sexton, peers watched for ${s.shutdown.peerWaitMs / 1000} s`,
@@ -98,6 +102,7 @@ async function main(args) {
     startup: await step('startup', () => measureStartup(inits, settings.startup)),
     idle: await step('memory and idle wake-ups', () => measureIdle(inits, settings.idle)),
     signals: await step('signal latency, idle and under an orphan storm', () => measureSignals(inits, child.binary, settings.signals)),
+    flood: await step('CPU under a signal flood', () => measureFlood(inits, settings.flood)),
     storm: await step('orphan storm', () => measureStorm(inits, settings.storm)),
     burst: await step('burst drain', () => measureBurst(inits, child.binary, settings.burst)),
     shutdown: await step('TERM → exit', () => measureShutdown(inits, child.binary, settings.shutdown)),
@@ -107,7 +112,7 @@ async function main(args) {
 
   const t = tables(results, names);
   const lines = budget(results);
-  process.stdout.write(`\n${t.memoryTable}\n\n${t.signalTable}\n\n${t.shutdownTable}\n\n${t.scanTable}\n\n${budgetText(lines)}\n`);
+  process.stdout.write(`\n${t.memoryTable}\n\n${t.signalTable}\n\n${t.floodTable}\n\n${t.shutdownTable}\n\n${t.scanTable}\n\n${budgetText(lines)}\n`);
 
   if (write) {
     const meta = {

@@ -9,8 +9,8 @@ import { execa } from 'execa';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { fixture, killLeftovers, runAsPid1, until, zombiesUnder } from './support/pid1';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { fixture, runAsPid1, until, zombiesUnder } from './support/pid1';
 import { deliveries, sendAndAwait, SIG, trapChild } from './support/signals';
 import { ARM64_SYSROOT, fetchArm64Node, installTarball, packTarball, QEMU_ARM64, underQemuArm64 } from './support/shipping';
 
@@ -34,7 +34,6 @@ beforeAll(async () => {
   entry = path.join(app, 'node_modules', 'sexton', 'dist', 'sexton.js');
 }, 300_000);
 
-afterEach(killLeftovers);
 afterAll(() => {
   if (scratch) rmSync(scratch, { recursive: true, force: true });
 });

@@ -2,11 +2,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { afterAll, afterEach, beforeAll, expect, test } from 'vitest';
-import { killLeftovers, requireBuilt, runAsPid1, type RunOptions } from './support/pid1';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { requireBuilt, runAsPid1, type RunOptions } from './support/pid1';
 
 beforeAll(requireBuilt);
-afterEach(killLeftovers);
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'sexton-exit-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));

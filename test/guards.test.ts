@@ -1,15 +1,12 @@
 // PID 1 must not be broken from inside: child_process is unusable in the init, and neither an
 // uncaught exception nor EPIPE on stderr kills sexton.
 import { execa } from 'execa';
-import { afterEach, beforeAll, expect, test } from 'vitest';
-import { fixture, killCoreLeftovers } from './support/core';
-import { asPid1, childrenOf, killLeftovers, requireBuilt, runAsPid1, sextonArgv, until } from './support/pid1';
+import { beforeAll, expect, test } from 'vitest';
+import { fixture } from './support/core';
+import { asPid1, childrenOf, requireBuilt, runAsPid1, sextonArgv, until } from './support/pid1';
+import { track } from './support/processes';
 
 beforeAll(requireBuilt);
-afterEach(() => {
-  killLeftovers();
-  killCoreLeftovers();
-});
 
 const CHILD_PROCESS_PROBE = fixture('core-guard-child-process.js');
 
@@ -96,19 +93,15 @@ test('EPIPE on stderr never kills sexton: it keeps forwarding and exits with the
   let stdout = '';
   proc.stdout?.on('data', (d) => (stdout += d));
   const unsharePid = proc.pid as number;
-  try {
-    const pid1 = await until(() => childrenOf(unsharePid)[0], 10_000, 'PID 1');
-    await until(() => stdout.includes('ready'), 10_000, `"ready"; have ${JSON.stringify(stdout)}`);
-    expect(stdout).toContain('stderr-write:141');  // the pipe really has no reader
-    // Each forward makes sexton log a line at -vv, into the broken pipe.
-    for (const sig of ['SIGHUP', 'SIGUSR1', 'SIGUSR2'] as const) {
-      process.kill(pid1, sig);
-      await until(() => stdout.includes(`got:${sig.slice(3)}`), 5000, `${sig} at the child; have ${JSON.stringify(stdout)}`);
-    }
-    const result = await proc;
-    expect(result.exitCode).toBe(9);
-  } finally {
-    // Still running after a failure: --kill-child takes the namespace with unshare.
-    if (proc.exitCode === null && proc.signalCode === null) process.kill(unsharePid, 'SIGKILL');
+  track(unsharePid);  // --kill-child takes the namespace with unshare
+  const pid1 = await until(() => childrenOf(unsharePid)[0], 10_000, 'PID 1');
+  await until(() => stdout.includes('ready'), 10_000, `"ready"; have ${JSON.stringify(stdout)}`);
+  expect(stdout).toContain('stderr-write:141');  // the pipe really has no reader
+  // Each forward makes sexton log a line at -vv, into the broken pipe.
+  for (const sig of ['SIGHUP', 'SIGUSR1', 'SIGUSR2'] as const) {
+    process.kill(pid1, sig);
+    await until(() => stdout.includes(`got:${sig.slice(3)}`), 5000, `${sig} at the child; have ${JSON.stringify(stdout)}`);
   }
+  const result = await proc;
+  expect(result.exitCode).toBe(9);
 });

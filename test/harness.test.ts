@@ -5,7 +5,7 @@
 import * as path from 'node:path';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { assertNoZombieLeak, formatReport, runAsPid1 as runUnderInit, runWorkload, type WorkloadReport } from '../src/harness/index';
-import { FIXTURES, killLeftovers, requireBuilt, runAsPid1 } from './support/pid1';
+import { FIXTURES, requireBuilt, runAsPid1 } from './support/pid1';
 import { harnessCli, killHarnessRuns, parseJsonReport, requireTini } from './support/harness';
 
 const ORPHANS = 100;
@@ -16,7 +16,6 @@ const PARENTS = 10;
 beforeAll(requireBuilt);
 afterEach(() => {
   killHarnessRuns();
-  killLeftovers();
 });
 
 /** The zombie-N names of the parents a report or sexton's log blames, sorted. */

@@ -1,10 +1,9 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { afterEach, expect, test } from 'vitest';
-import { FIXTURES, killLeftovers, runAsPid1, sextonArgv } from './support/pid1';
+import { expect, test } from 'vitest';
+import { FIXTURES, runAsPid1, sextonArgv } from './support/pid1';
 
-afterEach(killLeftovers);
 
 test('a NODE_OPTIONS preload meant for the app does not stay inside PID 1, and the child gets NODE_OPTIONS unchanged', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'sexton-node-options-'));

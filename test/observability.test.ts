@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync, statSync, symlinkSync, writeFile
 import * as path from 'node:path';
 import { execa } from 'execa';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { childrenOf, killLeftovers, requireBuilt, ROOT, runAsPid1, SEXTON, until, zombiesUnder } from './support/pid1';
+import { childrenOf, requireBuilt, ROOT, runAsPid1, SEXTON, until, zombiesUnder } from './support/pid1';
 import {
   checkMetrics, eventually, freePort, freshDir, hostDescendants, leakingApp, namespacePid, ownSocketInodes, promtool,
   removeDirs, sample, status, statusJson, unixSocketInode,
@@ -18,7 +18,6 @@ const ZOMBIE_POD = workload('zombie-pod', '3');
 
 beforeAll(requireBuilt);
 afterEach(() => {
-  killLeftovers();
   removeDirs();
 });
 

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { afterEach, beforeAll, expect, test } from 'vitest';
 import { runWorkload } from '../src/harness/index';
 import type { StatsSnapshot } from '../src/stats';
-import { killLeftovers, requireBuilt, runAsPid1, SEXTON } from './support/pid1';
+import { requireBuilt, runAsPid1, SEXTON } from './support/pid1';
 import { killHarnessRuns } from './support/harness';
 
 const dirs: string[] = [];
@@ -21,7 +21,6 @@ function freshDir(): string {
 beforeAll(requireBuilt);
 afterEach(() => {
   killHarnessRuns();
-  killLeftovers();
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 

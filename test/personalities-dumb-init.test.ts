@@ -1,9 +1,10 @@
 // sexton reached through a link named dumb-init behaves as dumb-init: the same tests run against
 // Debian's dumb-init, so each assertion is one dumb-init itself passes.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { killCoreLeftovers, runInTerminal } from './support/core';
-import { childrenOf, killLeftovers, procStat, requireBuilt, runAsPid1, SEXTON, until } from './support/pid1';
-import { alive, bothOf, descendantNamed, killToolLeftovers, Links, onlyChild, requirePeers, printed, running, runTool, runToEnd, state, strays } from './support/personalities';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { runInTerminal } from './support/core';
+import { childrenOf, procStat, requireBuilt, runAsPid1, SEXTON, until } from './support/pid1';
+import { alive, bothOf, descendantNamed, Links, onlyChild, requirePeers, printed, running, runTool, runToEnd, state } from './support/personalities';
+import { track } from './support/processes';
 
 let links: Links;
 beforeAll(() => {
@@ -12,11 +13,6 @@ beforeAll(() => {
   links = new Links();
 });
 afterAll(() => links?.remove());
-afterEach(() => {
-  killToolLeftovers();
-  killLeftovers();
-  killCoreLeftovers();
-});
 
 const sh = (script: string) => ['sh', '-c', script];
 
@@ -125,7 +121,7 @@ describe.each(bothOf(() => links, 'dumb-init'))('%s', (_label, dumbInit) => {
   const LEAVES_ONE = sh('sleep 20 >/dev/null 2>&1 & echo left=$!; exit 4');
   const leftover = (stdout: string) => {
     const pid = Number(/left=(\d+)/.exec(stdout)?.[1]);
-    strays.add(pid);
+    track(pid);
     return pid;
   };
 

@@ -1,9 +1,10 @@
 // sexton reached through a link named tini behaves as tini: the same tests run against Debian's
 // tini, so each assertion is one tini itself passes.
 import { rmSync } from 'node:fs';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { killLeftovers, requireBuilt, runAsPid1, SEXTON, TINI } from './support/pid1';
-import { alive, bothOf, descendantNamed, killToolLeftovers, Links, requirePeers, runTool, runToEnd, strays } from './support/personalities';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { requireBuilt, runAsPid1, SEXTON, TINI } from './support/pid1';
+import { alive, bothOf, descendantNamed, Links, requirePeers, runTool, runToEnd } from './support/personalities';
+import { track } from './support/processes';
 
 let links: Links;
 beforeAll(() => {
@@ -12,10 +13,6 @@ beforeAll(() => {
   links = new Links();
 });
 afterAll(() => links?.remove());
-afterEach(() => {
-  killToolLeftovers();
-  killLeftovers();
-});
 
 const both = bothOf(() => links, 'tini');
 const sh = (script: string) => ['sh', '-c', script];
@@ -67,7 +64,7 @@ describe.each(both)('%s', (_label, tini) => {
     ['TINI_SUBREAPER set empty', [], { TINI_SUBREAPER: '' }],
   ])('%s: registers as child subreaper (orphans come to it), with no warning', async (_how, flags, env) => {
     const result = await runToEnd([tini(), ...flags, '--', ...ORPHAN_PARENT], { env });
-    strays.add(Number(/orphan=(\d+)/.exec(result.stdout)?.[1]));
+    track(Number(/orphan=(\d+)/.exec(result.stdout)?.[1]));
     expect(result.stdout.trim().split('\n').at(-1)).toBe(String(result.pid));
     expect(result.stderr).not.toContain('zombie reaping');
   });
@@ -104,7 +101,7 @@ describe.each(both)('%s', (_label, tini) => {
   test('exits as soon as the main child does, leaving a process that ignores TERM', async () => {
     const result = await runToEnd([tini(), '-s', '--', ...sh('sh -c \'trap "" TERM; sleep 20\' >/dev/null 2>&1 & echo left=$!; exit 5')]);
     const left = Number(/left=(\d+)/.exec(result.stdout)?.[1]);
-    strays.add(left);
+    track(left);
     expect(result.exitCode).toBe(5);
     expect(alive(left)).toBe(true);  // still there: tini did not wait for it
   });

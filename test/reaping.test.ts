@@ -3,9 +3,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeAll, expect, test } from 'vitest';
-import { commandLine, fixture, killCoreLeftovers, procStat, runDirect } from './support/core';
+import { commandLine, fixture, procStat, runDirect } from './support/core';
 import { hostDescendants } from './support/pid1';
-import { childrenOf, killLeftovers, requireBuilt, runAsPid1, until, zombiesUnder } from './support/pid1';
+import { childrenOf, requireBuilt, runAsPid1, until, zombiesUnder } from './support/pid1';
 
 const ORPHANS = fixture('core-orphans.sh');
 const NO_INIT = fixture('core-noinit.js');
@@ -23,8 +23,6 @@ function statsFile(): { path: string; read(): { reaped: number; orphansReaped: n
 
 beforeAll(requireBuilt);
 afterEach(() => {
-  killLeftovers();
-  killCoreLeftovers();
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 

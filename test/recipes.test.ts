@@ -5,13 +5,12 @@ import { execa } from 'execa';
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { killLeftovers, requireBuilt, runAsPid1 } from './support/pid1';
+import { requireBuilt, runAsPid1 } from './support/pid1';
 import { freePort } from './support/observability';
 import { cleanUpServers, download, idleSession, initPostgres, listening, nginxConfig, openDir, Postgres } from './support/servers';
 
 beforeAll(requireBuilt);
 afterEach(() => {
-  killLeftovers();
   cleanUpServers();
 });
 

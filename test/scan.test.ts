@@ -5,9 +5,10 @@ import { execa } from 'execa';
 import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { checkMetrics, freePort, namespacePid, sample } from './support/observability';
-import { childrenOf, hostDescendants, killLeftovers, procStat, requireBuilt, runAsPid1, SEXTON, StartedPids, until } from './support/pid1';
+import { childrenOf, hostDescendants, procStat, requireBuilt, runAsPid1, SEXTON, until } from './support/pid1';
+import { track } from './support/processes';
 
 let dir: string;
 /** A `sleep` whose command line and name carry a token that must never reach the metrics. */
@@ -21,11 +22,6 @@ beforeAll(() => {
   symlinkSync('/bin/sleep', holder);
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const started = new StartedPids();
-afterEach(() => {
-  started.killAll();
-  killLeftovers();
-});
 
 /**
  * A PID namespace whose PID 1 holds one zombie (an orphan it never reaps: no init) and whose
@@ -106,7 +102,7 @@ describe('sexton scan on the real /proc', () => {
 describe('sexton scan --serve', () => {
   async function startServer(port: number) {
     const server = execa(process.execPath, [SEXTON, 'scan', '--serve', `127.0.0.1:${port}`], { reject: false, timeout: 60_000, killSignal: 'SIGKILL' });
-    started.add(server.pid as number);
+    track(server.pid);
     let stderr = '';
     server.stderr?.on('data', (d) => (stderr += d));
     await until(() => stderr.includes('metrics on'), 10_000, `the scan server to listen; stderr: ${stderr}`);

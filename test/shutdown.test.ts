@@ -5,16 +5,15 @@ import { execa } from 'execa';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { afterAll, afterEach, beforeAll, expect, test } from 'vitest';
-import { killLeftovers, requireBuilt, runAsPid1, SEXTON, StartedPids, until } from './support/pid1';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { requireBuilt, runAsPid1, SEXTON, until } from './support/pid1';
 import {
   fixture, isAlive, logLines, parentOf, readyPids, requireTini, signalStamps, sleep, TINI,
 } from './support/shutdown';
+import { track } from './support/processes';
 
 const NODE = process.execPath;
 const SIGNALS = fixture('shutdown-signals.mjs');
-/** Host pids started outside a PID namespace; killed after each test. */
-const hostPids = new StartedPids();
 let scratch = '';
 
 beforeAll(() => {
@@ -22,10 +21,6 @@ beforeAll(() => {
   scratch = mkdtempSync(path.join(tmpdir(), 'sexton-shutdown-'));
 });
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-afterEach(() => {
-  killLeftovers();
-  hostPids.killAll();
-});
 
 test('a child that ignores TERM is SIGKILLed at the grace period, not before: exit 137, survivors reported', async () => {
   const script = fixture('shutdown-ignore-term.sh');
@@ -156,16 +151,16 @@ test('the survivor report shows a SIGSTOPped process with state T', async () => 
 
 test('as a subreaper (not PID 1), TERM ends every descendant, re-parented orphan included, and nothing else', async () => {
   const outsider = execa('sleep', ['63'], { reject: false, stdin: 'ignore' });
-  hostPids.add(outsider.pid as number);
+  track(outsider.pid);
   const sexton = execa(NODE, [SEXTON, '-v', '-t', '5', '--', 'sh', fixture('shutdown-subtree.sh')], {
     reject: false, stdin: 'ignore', timeout: 20_000, killSignal: 'SIGKILL',
   });
-  hostPids.add(sexton.pid as number);
+  track(sexton.pid);
   let out = '';
   sexton.stdout?.on('data', (d) => (out += d));
   const [child, orphan] = await until(() => /^ready (\d+) (\d+)$/m.exec(out)?.slice(1).map(Number), 10_000, 'subtree ready');
-  hostPids.add(child);
-  hostPids.add(orphan);
+  track(child);
+  track(orphan);
   expect(parentOf(orphan)).toBe(sexton.pid);  // re-parented to sexton, the subreaper
 
   const sent = Date.now();

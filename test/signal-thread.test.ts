@@ -3,14 +3,13 @@
 // reaper does not take them either. Measured from the kernel's side: each thread's context
 // switches while signals reach the child through sexton, running as PID 1.
 import { readdirSync, readFileSync } from 'node:fs';
-import { afterEach, beforeAll, expect, test } from 'vitest';
-import { killLeftovers, requireBuilt, runAsPid1 } from './support/pid1';
+import { beforeAll, expect, test } from 'vitest';
+import { requireBuilt, runAsPid1 } from './support/pid1';
 import { sendAndAwait, SIG, sleep, trapChild } from './support/signals';
 
 const { SIGUSR1, SIGWINCH, SIGHUP, SIGTERM } = SIG;
 
-beforeAll(requireBuilt);
-afterEach(killLeftovers);
+beforeAll(requireBuilt);  // every process a test starts is SIGKILLed after it (test/support/cleanup.ts)
 
 /** Context switches of every thread of `pid`, by thread id. */
 function switchesByThread(pid: number): Map<number, number> {

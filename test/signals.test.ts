@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeAll, expect, test } from 'vitest';
-import { childrenOf, killLeftovers, procStat, requireBuilt, runAsPid1, SEXTON, until } from './support/pid1';
+import { childrenOf, procStat, requireBuilt, runAsPid1, SEXTON, until } from './support/pid1';
 import {
   deliveries, fixture, inspectorOpened, RTMAX, RTMIN, sendAndAwait, SIG, sleep, trapChild,
 } from './support/signals';
@@ -24,7 +24,6 @@ beforeAll(async () => {
 /** Scratch directories of this file's runs, removed after each test. */
 const dirs: string[] = [];
 afterEach(() => {
-  killLeftovers();
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 

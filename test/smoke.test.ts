@@ -1,7 +1,6 @@
-import { afterEach, expect, test } from 'vitest';
-import { killLeftovers, requireBuilt, runAsPid1 } from './support/pid1';
+import { expect, test } from 'vitest';
+import { requireBuilt, runAsPid1 } from './support/pid1';
 
-afterEach(killLeftovers);
 
 test('sexton -- echo hi prints hi as PID 1', async () => {
   requireBuilt();

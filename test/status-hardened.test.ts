@@ -5,12 +5,11 @@ import { execa } from 'execa';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { killLeftovers, requireBuilt, runAsPid1, SEXTON, until } from './support/pid1';
+import { requireBuilt, runAsPid1, SEXTON, until } from './support/pid1';
 import { freshDir, leakingApp, removeDirs, status, unixSocketInode } from './support/observability';
 
 beforeAll(requireBuilt);
 afterEach(() => {
-  killLeftovers();
   removeDirs();
 });
 

@@ -1,11 +1,10 @@
 // sexton as PID 1 on a pseudo-terminal (util-linux `script`): the child owns the terminal,
 // reads what is typed, and job control stops and resumes it without wedging sexton.
-import { afterEach, beforeAll, expect, test } from 'vitest';
-import { killCoreLeftovers, procStat, runInTerminal } from './support/core';
+import { beforeAll, expect, test } from 'vitest';
+import { procStat, runInTerminal } from './support/core';
 import { childrenOf, requireBuilt, until } from './support/pid1';
 
 beforeAll(requireBuilt);
-afterEach(killCoreLeftovers);
 
 // Says it is ready, reads one line from the terminal, echoes it, exits 3 (to see the status pass).
 const INTERACTIVE = ['--', 'sh', '-c', 'echo ready; read line; echo "got:$line"; exit 3'];

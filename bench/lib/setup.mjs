@@ -78,6 +78,13 @@ export function compileChild() {
   return { binary, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
+/** Compiles test/fixtures/faults-NAME.c into dir; returns the binary's path. */
+export function compileFaultFixture(dir, name) {
+  const binary = path.join(dir, name);
+  execFileSync('cc', ['-O2', '-Wall', '-o', binary, path.join(ROOT, 'test', 'fixtures', `faults-${name}.c`)], { stdio: ['ignore', 'ignore', 'inherit'] });
+  return binary;
+}
+
 function debianVersion(pkg) {
   try {
     return execFileSync('dpkg-query', ['-W', '-f=${Version}', pkg], { encoding: 'utf8' });

@@ -21,7 +21,7 @@ import * as path from 'node:path';
 import { childrenOf, msBetween, now, PID1_ENV, sleep, UNSHARE, until } from '../lib/pid1.mjs';
 import { memoryOf } from '../lib/procfs.mjs';
 import { median } from '../lib/stats.mjs';
-import { ROOT, SEXTON } from '../lib/setup.mjs';
+import { compileFaultFixture as compile, SEXTON } from '../lib/setup.mjs';
 
 const MEMORY_V1 = '/sys/fs/cgroup/memory';
 const TINI = '/usr/bin/tini';
@@ -32,12 +32,6 @@ const log = (message) => process.stderr.write(`faults: ${message}\n`);
 /** Every unshare this script started and has not seen exit: SIGKILLed (by pid) on the way out. */
 const live = new Set();
 const cgroups = new Set();
-
-function compile(dir, name) {
-  const binary = path.join(dir, name);
-  execFileSync('cc', ['-O2', '-Wall', '-o', binary, path.join(ROOT, 'test', 'fixtures', `faults-${name}.c`)], { stdio: ['ignore', 'ignore', 'inherit'] });
-  return binary;
-}
 
 function makeCgroup(label, limitMiB) {
   const dir = path.join(MEMORY_V1, `sexton-bench-faults-${label}-${process.pid}-${cgroups.size}`);

@@ -5,16 +5,15 @@ import { execa } from 'execa';
 import * as path from 'node:path';
 import { afterEach, expect, inject, test } from 'vitest';
 import { checkMetrics, freePort, sample } from '../support/observability';
-import { childrenOf, requireBuilt, SEXTON, StartedPids, until } from '../support/pid1';
+import { childrenOf, requireBuilt, SEXTON, until } from '../support/pid1';
 import { images, removeAll, runToEnd, start } from './containers';
 import { podman } from './podman';
+import { track } from '../support/processes';
 
 const engine = () => inject('engine');
 const pods = new Set<string>();
-const servers = new StartedPids();
 
 afterEach(async () => {
-  servers.killAll();
   await removeAll();
   for (const pod of pods) await podman(engine(), ['pod', 'rm', '-f', '-t', '0', pod], { reject: false });
   pods.clear();
@@ -77,7 +76,7 @@ test('a podman pod: the container and the pod ids, in JSON and in the metrics', 
 
   const port = await freePort();
   const server = execa(process.execPath, [SEXTON, 'scan', '--serve', `127.0.0.1:${port}`], { reject: false, timeout: 60_000, killSignal: 'SIGKILL' });
-  servers.add(server.pid as number);
+  track(server.pid);
   let stderr = '';
   server.stderr?.on('data', (d) => (stderr += d));
   await until(() => stderr.includes('metrics on'), 10_000, 'the scan server');

@@ -7,6 +7,7 @@ export default defineConfig({
   test: {
     include: ['test/containers/**/*.test.ts'],
     globalSetup: ['test/containers/setup.ts'],
+    setupFiles: ['test/support/cleanup.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Stop timings are measured: one file at a time.

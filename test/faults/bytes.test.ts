@@ -7,10 +7,10 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ArgvFuzz, messageProblems, type Word } from '../support/argv-fuzz';
-import { inPidNamespace, requireBuilt, requireTini, SEXTON, StartedPids, TINI } from '../support/pid1';
+import { inPidNamespace, requireBuilt, requireTini, SEXTON, TINI } from '../support/pid1';
+import { track } from '../support/processes';
 
 const NODE = process.execPath;
-const started = new StartedPids();
 let scratch = '';
 let empty = '';
 
@@ -22,7 +22,6 @@ beforeAll(() => {
   mkdirSync(empty);
 });
 afterAll(() => {
-  started.killAll();
   rmSync(scratch, { recursive: true, force: true });
 });
 
@@ -51,7 +50,7 @@ async function runWords(init: string[], words: Word[], options: { env?: Record<s
     reject: false, stdin: 'ignore', encoding: 'buffer', timeout: 20_000, killSignal: 'SIGKILL', cwd: options.cwd ?? scratch,
     env: { PATH: process.env.PATH as string }, extendEnv: false, stripFinalNewline: false,
   });
-  started.add(proc.pid as number);
+  track(proc.pid);
   const result = await proc;
   // execa hands back Uint8Arrays for encoding 'buffer'.
   const stdout = Buffer.from(result.stdout as unknown as Uint8Array);

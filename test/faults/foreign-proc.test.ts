@@ -4,14 +4,13 @@
 // what is left of its namespace. Also a run with no /proc at all (a tmpfs over it).
 import { execa } from 'execa';
 import { readFileSync } from 'node:fs';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { inPidNamespace, requireBuilt, SEXTON, StartedPids } from '../support/pid1';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { inPidNamespace, requireBuilt, SEXTON } from '../support/pid1';
+import { track } from '../support/processes';
 
 const NODE = process.execPath;
-const started = new StartedPids();
 
 beforeAll(requireBuilt);
-afterEach(() => started.killAll());
 
 const WARNING = "sexton: /proc does not show sexton's own PID namespace (mount one, e.g. unshare --mount-proc): sexton reaps and forwards signals, but scans and names no process";
 
@@ -26,7 +25,7 @@ async function inNamespace(kind: ProcKind, args: string[]) {
       : ['unshare', '--mount', '--pid', '--fork', '--kill-child', '--', 'sh', '-c', 'mount -t tmpfs none /proc && exec "$@"', 'sh', ...sexton];
   const begun = Date.now();
   const proc = execa(argv[0], argv.slice(1), { reject: false, stdin: 'ignore', timeout: 30_000, killSignal: 'SIGKILL' });
-  started.add(proc.pid as number);
+  track(proc.pid);
   const result = await proc;
   return { exitCode: result.exitCode, stdout: result.stdout, stderr: result.stderr, ms: Date.now() - begun };
 }

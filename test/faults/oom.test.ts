@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   compileFixtures, CompiledFixtures, hasSysResource, MemoryCgroup, oomKilledPid, oomScoreAdj, readStats, requireMemoryCgroupV1, scratchDir, statusKb,
 } from '../support/faults';
-import { childrenOf, hostDescendants, killLeftovers, Pid1Run, procStat, requireBuilt, runAsPid1, until } from '../support/pid1';
+import { childrenOf, hostDescendants, Pid1Run, procStat, requireBuilt, runAsPid1, until } from '../support/pid1';
 
 const WORKER_MIB = 12;
 const LIMITS_MIB = [64, 96, 256];
@@ -24,7 +24,6 @@ beforeAll(() => {
 });
 
 afterEach(async () => {
-  killLeftovers();  // by the unshare pid; --kill-child takes the namespace with it
   for (const cgroup of cgroups.splice(0)) await cgroup.remove();
   for (const s of scratch.splice(0)) s.remove();
 });

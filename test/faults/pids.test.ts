@@ -8,7 +8,8 @@ import * as path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PidsCgroup } from '../support/cgroups';
 import { freePort, freshDir, removeDirs, statusJson } from '../support/observability';
-import { fixture, killLeftovers, requireBuilt, runAsPid1, SEXTON, until } from '../support/pid1';
+import { fixture, requireBuilt, runAsPid1, SEXTON, until } from '../support/pid1';
+import { track } from '../support/processes';
 
 const NODE = process.execPath;
 const FILL = fixture('pids-fill.cjs');
@@ -23,7 +24,6 @@ function cgroup(name: string, limit: number): PidsCgroup {
 
 beforeAll(requireBuilt);
 afterEach(async () => {
-  killLeftovers();
   for (const cg of cgroups.splice(0)) await cg.remove();
   removeDirs();
 });
@@ -123,6 +123,7 @@ describe('with pids.max reached by the child', () => {
     const statsFile = path.join(freshDir(), 'stats.json');
     const argv = cg.wrap([NODE, SEXTON, '--stats-file', statsFile, '-t', '3', '--', NODE, FILL]);
     const proc = execa(argv[0], argv.slice(1), { reject: false, all: true, stdin: 'ignore', timeout: 60_000, killSignal: 'SIGKILL' });
+    track(proc.pid);
     let stdout = '';
     proc.stdout?.on('data', (d) => (stdout += d));
     await until(() => /^filled \d+$/m.test(stdout), 30_000, 'the filler to fill the limit');

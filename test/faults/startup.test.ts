@@ -5,23 +5,17 @@ import { execa } from 'execa';
 import { existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  childrenOf, FIXTURES, inPidNamespace, killLeftovers, procStat, requireBuilt, runAsPid1, SEXTON, StartedPids, until,
-} from '../support/pid1';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { childrenOf, FIXTURES, inPidNamespace, procStat, requireBuilt, runAsPid1, SEXTON, until } from '../support/pid1';
 import { freePort } from '../support/observability';
+import { track } from '../support/processes';
 
 const NODE = process.execPath;
-const started = new StartedPids();
 let scratch = '';
 
 beforeAll(() => {
   requireBuilt();
   scratch = mkdtempSync(path.join(tmpdir(), 'sexton-faults-b-startup-'));
-});
-afterEach(() => {
-  killLeftovers();
-  started.killAll();
 });
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
@@ -184,9 +178,9 @@ describe('closed stdio', () => {
     const argv = pid1 ? inPidNamespace(sexton) : sexton;
     // stdio are pipes until the shell closes some of them for sexton.
     const proc = execa('/bin/sh', ['-c', `exec "$@" ${close}`, 'sh', ...argv], { reject: false, stdin: 'pipe', timeout: 20_000, killSignal: 'SIGKILL' });
-    started.add(proc.pid as number);
+    track(proc.pid);
     const sextonPid = pid1 ? await until(() => childrenOf(proc.pid as number)[0], 10_000, 'PID 1') : (proc.pid as number);
-    started.add(sextonPid);
+    track(sextonPid);
     const child = await until(() => childrenOf(sextonPid).find((pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'sleep'), 10_000, 'the child');
     const fds = [0, 1, 2].map((fd) => {
       try {

@@ -3,6 +3,7 @@
 import { execa, type ResultPromise } from 'execa';
 import { readFileSync } from 'node:fs';
 import { asPid1, childrenOf, untilExecuted, fixture, hostDescendants, procStat, sextonArgv, until } from './pid1';
+import { track } from './processes';
 
 export { fixture, procStat };
 
@@ -22,30 +23,11 @@ function comm(pid: number): string {
   }
 }
 
-/** Processes the helpers below started, by pid: killCoreLeftovers ends their trees. */
-const started = new Set<number>();
-
-/** SIGKILLs what the helpers below started: the process trees first, then their roots. */
-export function killCoreLeftovers(): void {
-  for (const root of started) {
-    // Once reaped, its pid may belong to someone else: act only on our own live child.
-    if (procStat(root)?.ppid !== process.pid) continue;
-    for (const pid of [...hostDescendants(root).reverse(), root]) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
-  }
-  started.clear();
-}
-
 /** sexton run directly by this test process: not PID 1 of anything. */
 export function runDirect(args: string[], timeoutMs = 15_000) {
   const [node, ...rest] = sextonArgv(args);
   const proc = execa(node, rest, { reject: false, stdin: 'ignore', timeout: timeoutMs, killSignal: 'SIGKILL' });
-  started.add(proc.pid as number);
+  track(proc.pid);
   return proc;
 }
 
@@ -76,7 +58,7 @@ export async function runInTerminal(args: string[], timeoutMs = 20_000, argv = s
     killSignal: 'SIGKILL',
     env: { SHELL: '/bin/sh' },
   });
-  started.add(proc.pid as number);
+  track(proc.pid);
   let screen = '';
   proc.stdout?.on('data', (d) => (screen += d));
   // script → sh -c (or not, when sh execs) → unshare → PID 1.

@@ -4,7 +4,8 @@ import { execa } from 'execa';
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { childrenOf, hostDescendants, procStat, SEXTON, StartedPids, TINI, until } from './pid1';
+import { childrenOf, hostDescendants, procStat, SEXTON, TINI, until } from './pid1';
+import { track } from './processes';
 
 export const DUMB_INIT = '/usr/bin/dumb-init';
 export type Peer = 'tini' | 'dumb-init';
@@ -42,11 +43,6 @@ export function bothOf(links: () => Links, peer: Peer): [string, () => string][]
   ];
 }
 
-const roots = new StartedPids();
-const rootPids: number[] = [];
-/** Processes a test names (a leftover that outlived its init), killed at cleanup. */
-export const strays = new StartedPids();
-
 export interface DirectOptions {
   env?: Record<string, string>;
   cwd?: string;
@@ -64,8 +60,7 @@ export function runTool(argv: string[], options: DirectOptions = {}) {
     timeout: options.timeoutMs ?? 15_000,
     killSignal: 'SIGKILL',
   });
-  roots.add(proc.pid as number);
-  rootPids.push(proc.pid as number);
+  track(proc.pid);
   return proc;
 }
 
@@ -81,17 +76,6 @@ export function printed(run: ReturnType<typeof runTool>, text: string, timeoutMs
   let seen = '';
   run.stdout?.on('data', (chunk) => (seen += chunk));
   return until(() => seen.includes(text), timeoutMs, `${JSON.stringify(text)} on stdout; have ${JSON.stringify(seen)}`).then(() => undefined);
-}
-
-/** SIGKILLs what runTool started (trees first) and the strays tests named. */
-export function killToolLeftovers(): void {
-  for (const root of rootPids) {
-    if (procStat(root)?.ppid !== process.pid) continue;  // gone: the pid may be another's now
-    for (const pid of hostDescendants(root).reverse()) strays.add(pid);
-  }
-  strays.killAll();
-  roots.killAll();
-  rootPids.length = 0;
 }
 
 /** The single child of `pid`, once it has one. */

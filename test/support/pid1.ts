@@ -3,8 +3,10 @@ import { execa } from 'execa';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { childrenOf, inPidNamespace } from '../../src/harness/namespace';
+import { hostDescendants, procStat, startTimeOf, track } from './processes';
 
-export { childrenOf, inPidNamespace };
+export { childrenOf, hostDescendants, inPidNamespace, procStat };
+export type { ProcStat } from './processes';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
 export const SEXTON = path.join(ROOT, 'dist', 'sexton.js');
@@ -25,9 +27,6 @@ export interface Pid1Run {
   /** Waits until stdout (or stderr) contains text. */
   waitFor(text: string | RegExp, stream?: 'stdout' | 'stderr', timeoutMs?: number): Promise<void>;
 }
-
-/** Runs not yet awaited; a run is ours to kill only while Node has not seen it exit. */
-const live = new Set<ReturnType<typeof startUnshare>>();
 
 export interface RunOptions {
   /** Extra `node` flags for sexton (e.g. a --require preload). */
@@ -103,7 +102,7 @@ export async function runAsPid1(args: string[], options: RunOptions = {}): Promi
   const started = Date.now();
   const proc = startUnshare(argv, options);
   const unsharePid = proc.pid as number;
-  live.add(proc);
+  track(unsharePid);  // unshare --kill-child takes the namespace with it
   let out = '';
   let err = '';
   proc.stdout?.on('data', (d) => (out += d));
@@ -127,7 +126,6 @@ export async function runAsPid1(args: string[], options: RunOptions = {}): Promi
     },
     async done() {
       const result = await proc;
-      live.delete(proc);
       return { exitCode: result.exitCode, stdout: out, stderr: err, durationMs: Date.now() - started };
     },
     async waitFor(text, stream = 'stdout', timeoutMs = 15_000) {
@@ -136,77 +134,6 @@ export async function runAsPid1(args: string[], options: RunOptions = {}): Promi
       await until(has, timeoutMs, `${String(text)} on ${stream}; have: ${JSON.stringify(read().slice(-500))}`);
     },
   };
-}
-
-/** SIGKILL every run still alive (unshare --kill-child takes the namespace with it). */
-export function killLeftovers(): void {
-  for (const proc of live) {
-    // Once Node has reaped it, its pid may already belong to another test's process.
-    if (proc.exitCode !== null || proc.signalCode !== null) continue;
-    proc.kill('SIGKILL');
-  }
-  live.clear();
-}
-
-/**
- * Host pids a test started, each remembered with its start time, so that cleanup kills only
- * the process it means: pids are reused within a fraction of a second on these machines, and
- * the other test worker's processes must not pay for ours.
- */
-export class StartedPids {
-  private readonly started = new Map<number, number>();
-
-  add(pid: number): void {
-    const startTime = startTimeOf(pid);
-    if (startTime !== undefined) this.started.set(pid, startTime);
-  }
-
-  killAll(): void {
-    for (const [pid, startTime] of this.started) {
-      if (startTimeOf(pid) !== startTime) continue;
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
-    this.started.clear();
-  }
-}
-
-function startTimeOf(pid: number): number | undefined {
-  return procStat(pid)?.startTime;
-}
-
-export interface ProcStat {
-  /** R, S, D, T, Z, … (field 3 of /proc/PID/stat). */
-  state: string;
-  ppid: number;
-  pgrp: number;
-  /** Foreground process group of the controlling terminal (field 8), -1 without one. */
-  tpgid: number;
-  /** Clock ticks since boot (field 22): with the pid, it names one process. */
-  startTime: number;
-}
-
-/** Fields of /proc/PID/stat (host view), or undefined once the process is gone. */
-export function procStat(pid: number): ProcStat | undefined {
-  let text: string;
-  try {
-    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return undefined;
-  }
-  // The command name (field 2) may contain spaces and parentheses: split after the last ')'.
-  const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  return { state: f[0], ppid: Number(f[1]), pgrp: Number(f[2]), tpgid: Number(f[5]), startTime: Number(f[19]) };
-}
-
-/** Host pids of every process below pid, parents before children. */
-export function hostDescendants(pid: number): number[] {
-  const out: number[] = [];
-  for (let i = -1; i < out.length; i++) out.push(...childrenOf(i < 0 ? pid : out[i]));
-  return out;
 }
 
 export function fixture(name: string): string {

@@ -1,13 +1,13 @@
 // Real servers from Debian packages (postgresql, nginx; installed by .ci/setup), set up in a
 // scratch directory to run under sexton as PID 1, on loopback or Unix sockets only.
-import { execa, type ResultPromise } from 'execa';
+import { execa } from 'execa';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { killStarted, track } from './processes';
 
 const scratch: string[] = [];
-const clients = new Set<ResultPromise>();
 
 /** A scratch directory that other users (postgres, nginx's workers) can enter. */
 export function openDir(prefix: string): string {
@@ -17,10 +17,9 @@ export function openDir(prefix: string): string {
   return dir;
 }
 
-/** For afterEach: SIGKILLs the clients a test started (by their handles) and removes scratch dirs. */
+/** For afterEach: SIGKILLs what the test started (killStarted) and removes scratch dirs. */
 export function cleanUpServers(): void {
-  for (const client of clients) if (client.exitCode === null && client.signalCode === null) client.kill('SIGKILL');
-  clients.clear();
+  killStarted();
   for (const dir of scratch.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
@@ -63,7 +62,7 @@ export async function idleSession(pg: Postgres): Promise<void> {
   const psql = execa('psql', ['-h', pg.socketDir, '-U', 'postgres', '-d', 'postgres', '-X', '-q', '-A', '-t'], {
     stdin: 'pipe', reject: false, timeout: 60_000, killSignal: 'SIGKILL',
   });
-  clients.add(psql);
+  track(psql.pid);
   let out = '';
   psql.stdout?.on('data', (d) => (out += d));
   psql.stdin?.write('select 40 + 2;\n');

@@ -1,0 +1,67 @@
+// The processes tests start, in one registry with one cleanup: test/support/cleanup.ts runs
+// killStarted() after every test, in every file. A test registers what it starts (track), and
+// any process it names that is not below one of those (a leftover re-parented elsewhere).
+import { readFileSync } from 'node:fs';
+import { childrenOf } from '../../src/harness/namespace';
+
+export interface ProcStat {
+  /** R, S, D, T, Z, … (field 3 of /proc/PID/stat). */
+  state: string;
+  ppid: number;
+  pgrp: number;
+  /** Foreground process group of the controlling terminal (field 8), -1 without one. */
+  tpgid: number;
+  /** Clock ticks since boot (field 22): with the pid, it names one process. */
+  startTime: number;
+}
+
+/** Fields of /proc/PID/stat (host view), or undefined once the process is gone. */
+export function procStat(pid: number): ProcStat | undefined {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // The command name (field 2) may contain spaces and parentheses: split after the last ')'.
+  const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return { state: f[0], ppid: Number(f[1]), pgrp: Number(f[2]), tpgid: Number(f[5]), startTime: Number(f[19]) };
+}
+
+export const startTimeOf = (pid: number) => procStat(pid)?.startTime;
+
+/** Host pids of every process below pid, parents before children. */
+export function hostDescendants(pid: number): number[] {
+  const out: number[] = [];
+  for (let i = -1; i < out.length; i++) out.push(...childrenOf(i < 0 ? pid : out[i]));
+  return out;
+}
+
+/**
+ * pid → start time. Pids are reused within a fraction of a second on these machines, and the
+ * other test worker's processes must not pay for ours: a pid is ours only while its start time
+ * is the one seen when it was tracked.
+ */
+const started = new Map<number, number>();
+
+/** Registers a process a test started or named; cleanup kills it and everything below it. */
+export function track(pid: number | undefined): void {
+  if (pid === undefined || !Number.isInteger(pid) || pid <= 0) return;
+  const startTime = startTimeOf(pid);
+  if (startTime !== undefined) started.set(pid, startTime);
+}
+
+/** SIGKILLs every tracked process still alive, its descendants first (deepest first). */
+export function killStarted(): void {
+  for (const [pid, startTime] of started) {
+    if (startTimeOf(pid) !== startTime) continue;  // gone: the pid may be someone else's now
+    for (const each of [...hostDescendants(pid).reverse(), pid]) {
+      try {
+        process.kill(each, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  }
+  started.clear();
+}
