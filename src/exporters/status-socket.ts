@@ -151,7 +151,14 @@ export async function startStatusSocket(
   log: Logger,
   native: Pick<Native, 'peerCredentials'>,
 ): Promise<StatusSocket | undefined> {
-  const server = pipeServer();
+  let server: PipeHandle;
+  try {
+    server = pipeServer();
+  } catch (error) {
+    // An internal binding: a later Node may not have it. The init goes on without the socket.
+    log.warn(`status socket: this Node has no pipe handle to listen on (${(error as Error).message}); 'sexton status' will not find this sexton`);
+    return undefined;
+  }
   server.onconnection = (status, client) => {
     if (status !== 0 || !client) {
       log.error(`status socket: accept failed (${errnoName(-status)})`);
