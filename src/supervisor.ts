@@ -136,6 +136,9 @@ export class Supervisor {
       const zombies = this.tree.zombieParents().reduce((sum, z) => sum + z.zombies, 0);
       return `${this.lifecycle.phase} ${c.reaped} ${c.received.reduce((a, b) => a + b, 0)} ${zombies} ${this.memory.oomKills()}`;
     });
+    // The stop signal's first step is a /proc scan: its first run costs ~0.5 ms of Node's own
+    // warm-up (later ones 0.05 ms), which is better spent now than between a TERM and the exit.
+    this.tree.processes();
     // Now, with the exporters' modules loaded: not on a timer (no wake-up when idle), not at the
     // spawn (a command over at once never pays its 3 ms). The child's oom_score_adj, set at the
     // spawn, is what protects sexton before this.

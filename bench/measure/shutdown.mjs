@@ -1,13 +1,26 @@
 // Shutdown: SIGTERM to PID 1 until the namespace is gone (unshare exits when PID 1 does).
 // A cooperative child dies of the forwarded SIGTERM; a stubborn one ignores it, and only an
 // init with a grace period (sexton --grace 1) ends it. The peers have none: they are watched
-// for peerWaitMs and then killed, all side by side since they only wait.
+// for peerWaitMs and then killed, all side by side since they only wait. Node's floor is a bare
+// `node -e` PID 1 that forwards TERM to its child and calls process.exit() when it is gone:
+// the kernel's teardown of a Node process alone is 2-3 ms (bench/probes/teardown.mjs).
 import { msBetween, now, sleep, startPid1 } from '../lib/pid1.mjs';
 import { median, rotate } from '../lib/stats.mjs';
 
 export const GRACE_S = 1;
-/** Pause after the child's "ready": it can come before the init has finished starting. */
-const SETTLE_MS = 100;
+/**
+ * Pause after the child's "ready": it can come before the init has finished starting. sexton
+ * starts its exporters and gives back its file pages 100 ms after the spawn (4-6 ms of work): a
+ * TERM sent at 100 ms met that work and measured it, not the stop.
+ */
+const SETTLE_MS = 300;
+export const NODE_TERM_FLOOR = 'node -e (forward TERM, process.exit)';
+const NODE_FLOOR_SCRIPT = [
+  'const c = require("child_process").spawn(process.argv[1], process.argv.slice(2), { stdio: "inherit" });',
+  'process.on("SIGTERM", () => c.kill("SIGTERM"));',
+  'c.on("exit", (code, signal) => process.exit(signal ? 128 + require("os").constants.signals[signal] : code));',
+].join(' ');
+const nodeFloor = { name: NODE_TERM_FLOOR, argv: (command) => [process.execPath, '-e', NODE_FLOOR_SCRIPT, ...command] };
 /** A shutdown that takes longer than this is a failure of the bench, not a slow init. */
 const EXIT_TIMEOUT_MS = 10_000;
 
@@ -44,10 +57,13 @@ async function peersIgnoringTerm(peers, child, waitMs) {
 }
 
 export async function measureShutdown(candidates, child, { rounds, stubbornRounds, peerWaitMs }) {
-  const term = new Map(candidates.map((c) => [c.name, []]));
+  const timed = [...candidates, nodeFloor];
+  const term = new Map(timed.map((c) => [c.name, []]));
   for (let round = 0; round < rounds; round++) {
-    for (const c of rotate(candidates, round)) term.get(c.name).push(await timeTermToExit(c.argv([child, 'signals'])));
+    for (const c of rotate(timed, round)) term.get(c.name).push(await timeTermToExit(c.argv([child, 'signals'])));
   }
+  const floorMs = median(term.get(NODE_TERM_FLOOR));
+  term.delete(NODE_TERM_FLOOR);
   const graceful = candidates.filter((c) => c.grace);
   const peers = candidates.filter((c) => !c.grace);
   const stubborn = {};
@@ -62,6 +78,7 @@ export async function measureShutdown(candidates, child, { rounds, stubbornRound
   return {
     rounds,
     graceS: GRACE_S,
+    floorMs,
     termMs: Object.fromEntries([...term].map(([name, ms]) => [name, median(ms)])),
     stubborn,
   };

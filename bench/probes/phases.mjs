@@ -12,6 +12,8 @@ import { median } from '../lib/stats.mjs';
 
 const MARKS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'phase-marks.cjs');
 const runs = Number(process.argv[2] ?? 15);
+/** After the child's "ready", past sexton's exporters and page release (100 ms after the spawn). */
+const SETTLE_MS = 300;
 const sextonArgv = (command) => [process.execPath, '--require', MARKS, SEXTON, '--', ...command];
 
 function parseMarks(stderr) {
@@ -48,7 +50,7 @@ try {
   for (let i = 0; i < runs; i++) {
     const run = await startPid1(sextonArgv([child.binary, 'signals']), { lines: true });
     await run.expectLine('ready');
-    await sleep(100);  // the child can say "ready" before sexton has finished starting
+    await sleep(SETTLE_MS);
     const sent = now();
     run.signal('SIGTERM');
     const exit = await run.exited;

@@ -1,8 +1,10 @@
 // The Unix socket `sexton status` asks: connect, read one JSON snapshot, done.
-// `net` is required only here, so a sexton without the socket never loads it. Nothing here
+// The init listens on libuv's pipe handle directly, not through `net`: net and the stream
+// modules it loads cost PID 1 0.7 MiB of anonymous memory for as long as it runs. Nothing here
 // uses libuv's thread pool: binding and accepting Unix sockets are plain syscalls.
-import { chmodSync, lstatSync, statSync, unlinkSync } from 'node:fs';
-import type { Server, Socket } from 'node:net';
+import { chmodSync, lstatSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import type { Socket } from 'node:net';
+import { errnoName } from '../command';
 import type { Logger } from '../log';
 import type { Native } from '../native';
 import type { StatsSnapshot } from '../stats';
@@ -42,8 +44,8 @@ export function socketFd(socket: Socket): number {
  * Who may ask: root, or sexton's own uid. The snapshot names processes and their command lines,
  * and an abstract socket has no file permissions: anyone in the network namespace can connect.
  */
-export function refusalFor(socket: Socket, native: Pick<Native, 'peerCredentials'>, ownUid = process.getuid?.() ?? 0): string | undefined {
-  const peer = native.peerCredentials(socketFd(socket));
+export function refusalFor(fd: number, native: Pick<Native, 'peerCredentials'>, ownUid = process.getuid?.() ?? 0): string | undefined {
+  const peer = native.peerCredentials(fd);
   if (typeof peer === 'number') return `cannot tell who is asking (SO_PEERCRED failed, errno ${peer})`;
   if (peer.uid === 0 || peer.uid === ownUid) return undefined;
   return `uid ${peer.uid} may not ask: only root and sexton's own uid ${ownUid} may`;
@@ -53,6 +55,32 @@ export interface StatusSocket {
   path: string;
   /** Removes the socket file, unless another sexton has taken the path since. */
   close(): void;
+}
+
+/** libuv's pipe handle as Node's internal binding has it (what net.Server wraps). */
+interface PipeHandle {
+  readonly fd: number;
+  /** 0 or -errno, as are listen's. */
+  bind(path: string): number;
+  listen(backlog: number): number;
+  onconnection: ((status: number, client?: PipeHandle) => void) | null;
+  unref(): void;
+  close(): void;
+}
+
+function pipeServer(): PipeHandle {
+  type PipeBinding = { Pipe: new (type: number) => PipeHandle; constants: { SERVER: number } };
+  const { Pipe, constants } = (process as unknown as { binding(name: 'pipe_wrap'): PipeBinding }).binding('pipe_wrap');
+  return new Pipe(constants.SERVER);
+}
+
+/**
+ * The whole answer, written on the accepted socket (non-blocking). A snapshot fits the socket's
+ * buffer many times over; one that does not is cut, and the caller sees invalid JSON.
+ */
+function answer(fd: number, text: string): void {
+  const bytes = Buffer.from(text);
+  for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at);
 }
 
 /** Whether a live process answers on the socket at path. */
@@ -90,23 +118,18 @@ async function pathIsFree(path: string, log: Logger): Promise<boolean> {
   return true;
 }
 
-function listenOn(path: string, server: Server): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    const onError = (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message);
-    server.once('error', onError);
-    server.listen(path, () => {
-      server.off('error', onError);
-      resolve(undefined);
-    });
-  });
+/** undefined once listening, else the errno's name. */
+function listenOn(path: string, server: PipeHandle): string | undefined {
+  const status = server.bind(path) || server.listen(511);
+  return status === 0 ? undefined : errnoName(-status);
 }
 
 /** A socket file, owner-only, removed at exit if it is still ours. */
-async function listenOnFile(path: string, server: Server, log: Logger): Promise<StatusSocket | string | undefined> {
+async function listenOnFile(path: string, server: PipeHandle, log: Logger): Promise<StatusSocket | string | undefined> {
   if (!(await pathIsFree(path, log))) return undefined;
   // Connecting takes write permission on the file: under any usual umask only the owner has
   // it from the start, and the chmod below makes sure of it.
-  const failure = await listenOn(path, server);
+  const failure = listenOn(path, server);
   if (failure) return failure;
   chmodSync(path, 0o600);
   const inode = statSync(path).ino;
@@ -128,29 +151,41 @@ export async function startStatusSocket(
   log: Logger,
   native: Pick<Native, 'peerCredentials'>,
 ): Promise<StatusSocket | undefined> {
-  const net = require('node:net') as typeof import('node:net');
-  const server = net.createServer((socket) => {
-    socket.on('error', () => undefined);  // a client that hangs up early is its own business
-    try {
-      const refused = refusalFor(socket, native);
-      if (refused) log.debug(`status socket: refused a caller: ${refused}`);
-      socket.end(`${JSON.stringify(refused ? ({ refused } satisfies Refusal) : snapshot())}\n`);
-    } catch (error) {
-      socket.destroy();
-      log.error(`status socket: ${(error as Error).message}`);
+  let server: PipeHandle;
+  try {
+    server = pipeServer();
+  } catch (error) {
+    // An internal binding: a later Node may not have it. The init goes on without the socket.
+    log.warn(`status socket: this Node has no pipe handle to listen on (${(error as Error).message}); 'sexton status' will not find this sexton`);
+    return undefined;
+  }
+  server.onconnection = (status, client) => {
+    if (status !== 0 || !client) {
+      log.error(`status socket: accept failed (${errnoName(-status)})`);
+      return;
     }
-  });
+    try {
+      const refused = refusalFor(client.fd, native);
+      if (refused) log.debug(`status socket: refused a caller: ${refused}`);
+      answer(client.fd, `${JSON.stringify(refused ? ({ refused } satisfies Refusal) : snapshot())}\n`);
+    } catch (error) {
+      // A client that hangs up early (EPIPE) or never reads (EAGAIN) is its own business.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'EPIPE' && code !== 'EAGAIN' && code !== 'ECONNRESET') log.error(`status socket: ${(error as Error).message}`);
+    } finally {
+      client.close();
+    }
+  };
   server.unref();
   const failures: string[] = [];
   for (const path of paths) {
     const abstract = path.startsWith('@');
-    const result = abstract ? await listenOn(socketAddress(path), server) : await listenOnFile(path, server, log);
+    const result = abstract ? listenOn(socketAddress(path), server) : await listenOnFile(path, server, log);
     if (result === undefined && !abstract) continue;  // the file is not ours to replace
     if (typeof result === 'string') {
       failures.push(`${path}: ${result}`);
       continue;
     }
-    server.on('error', (error) => log.error(`status socket: ${error.message}`));
     log.debug(`status socket listening on ${path}`);
     return result ?? { path, close: () => server.close() };
   }
