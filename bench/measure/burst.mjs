@@ -8,35 +8,27 @@
 // "Reaped" is read from a pids cgroup around the namespace: pids.current counts a task until
 // its parent reaps it, and reading it costs the reaper nothing (a /proc walk of 2000 children
 // every few hundred µs would compete with it for the two CPUs).
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, rmdirSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
+import { makeCgroup } from '../lib/cgroups.mjs';
 import { childrenOf, msBetween, now, sleep, startPid1 } from '../lib/pid1.mjs';
 import { median, rotate } from '../lib/stats.mjs';
 
-const PIDS_V1 = '/sys/fs/cgroup/pids';
 /** How often the bench reads pids.current while PID 1 reaps. */
 const POLL_MS = 0.1;
 const TIMEOUT_MS = 20_000;
 const pause = new Int32Array(new SharedArrayBuffer(4));
 
-function makeCgroup(label) {
-  const root = existsSync(path.join(PIDS_V1, 'cgroup.procs')) ? PIDS_V1 : '/sys/fs/cgroup';
-  const dir = path.join(root, `sexton-bench-burst-${process.pid}-${label}`);
-  mkdirSync(dir);
-  const fd = openSync(path.join(dir, 'pids.current'), 'r');
+function pidsCgroup(label) {
+  const cgroup = makeCgroup('pids', `burst-${label}`);
+  const fd = openSync(path.join(cgroup.dir, 'pids.current'), 'r');
   const buffer = Buffer.alloc(32);
   return {
-    dir,
+    ...cgroup,
     tasks: () => Number(buffer.toString('latin1', 0, readSync(fd, buffer, 0, buffer.length, 0))),
     async remove() {
       closeSync(fd);
-      for (let i = 0; i < 200 && existsSync(dir); i++) {
-        try {
-          rmdirSync(dir);
-        } catch {
-          await sleep(10);  // tasks still leaving
-        }
-      }
+      await cgroup.remove();
     },
   };
 }
@@ -83,10 +75,9 @@ function pollUntil(cgroup, target) {
 }
 
 async function oneBurst(candidate, child, size, stopFirst, label) {
-  const cgroup = makeCgroup(label);
-  const join = ['sh', '-c', `echo $$ > ${cgroup.dir}/cgroup.procs && exec "$@"`, 'sh'];
+  const cgroup = pidsCgroup(label);
   try {
-    const run = await startPid1(candidate.argv([child, 'burst', String(size)]), { lines: true, prefix: join });
+    const run = await startPid1(candidate.argv([child, 'burst', String(size)]), { lines: true, prefix: cgroup.join });
     try {
       await run.expectLine('ready', 60_000);
       // The orphans are PID 1's children that share one process group (the main child leads

@@ -15,15 +15,15 @@
 // Prints markdown tables (for the notes in bench/RESULTS.md). --sexton measures another build
 // (without the `--child-oom-score-adj off` column).
 import { execFileSync, spawn } from 'node:child_process';
-import { closeSync, constants, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmdirSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { makeCgroup } from '../lib/cgroups.mjs';
 import { childrenOf, msBetween, now, PID1_ENV, sleep, UNSHARE, until } from '../lib/pid1.mjs';
 import { memoryOf } from '../lib/procfs.mjs';
 import { median } from '../lib/stats.mjs';
 import { compileFaultFixture as compile, SEXTON } from '../lib/setup.mjs';
 
-const MEMORY_V1 = '/sys/fs/cgroup/memory';
 const TINI = '/usr/bin/tini';
 const WORKER_MIB = 12;
 const LIMITS_MIB = [64, 96, 256];
@@ -31,32 +31,12 @@ const log = (message) => process.stderr.write(`faults: ${message}\n`);
 
 /** Every unshare this script started and has not seen exit: SIGKILLed (by pid) on the way out. */
 const live = new Set();
-const cgroups = new Set();
 
-function makeCgroup(label, limitMiB) {
-  const dir = path.join(MEMORY_V1, `sexton-bench-faults-${label}-${process.pid}-${cgroups.size}`);
-  mkdirSync(dir);
-  if (limitMiB) writeFileSync(path.join(dir, 'memory.limit_in_bytes'), String(limitMiB * 2 ** 20));
-  cgroups.add(dir);
-  return {
-    dir,
-    read: (file) => readFileSync(path.join(dir, file), 'utf8'),
-    oomKills() {
-      return Number(/^oom_kill (\d+)$/m.exec(this.read('memory.oom_control'))?.[1]);
-    },
-    async remove() {
-      for (let i = 0; i < 100; i++) {
-        try {
-          rmdirSync(dir);
-          cgroups.delete(dir);
-          return;
-        } catch {
-          await sleep(50);
-        }
-      }
-      throw new Error(`cannot remove ${dir}`);
-    },
-  };
+/** A memory cgroup of its own, with a limit when one is given. */
+function memoryCgroup(label, limitMiB) {
+  const cgroup = makeCgroup('memory', `faults-${label}`);
+  if (limitMiB) writeFileSync(path.join(cgroup.dir, 'memory.limit_in_bytes'), String(limitMiB * 2 ** 20));
+  return { ...cgroup, oomKills: () => Number(/^oom_kill (\d+)$/m.exec(cgroup.read('memory.oom_control'))?.[1]) };
 }
 
 /** Starts argv as PID 1 inside `cgroup` without CAP_SYS_RESOURCE; stderr to `stderr` (default ignored). */
@@ -146,7 +126,7 @@ const WORKLOADS = [
 
 /** One run: who the OOM killer took. */
 async function oomRound(init, workload, limit, hog) {
-  const cgroup = makeCgroup('oom', limit);
+  const cgroup = memoryCgroup('oom', limit);
   const run = await startInCgroup(cgroup, init.argv(workload.command(hog, limit)));
   try {
     const outcome = await until(() => {
@@ -197,7 +177,7 @@ function describeOutcomes(outcomes) {
 async function measureCharge(inits, rounds, { sexton, dir }) {
   const sample = async (argv, before = () => {}) => {
     before();
-    const cgroup = makeCgroup('charge');
+    const cgroup = memoryCgroup('charge');
     const run = await startInCgroup(cgroup, argv);
     try {
       await sleep(2500);  // sexton gives back its file pages ~1 s after start
@@ -261,7 +241,7 @@ async function measureRoom(inits, hog, rounds, { sexton, dir }) {
       const rooms = [];
       for (let r = 0; r < rounds; r++) {
         row.before?.();
-        const cgroup = makeCgroup('room', limit);
+        const cgroup = memoryCgroup('room', limit);
         const run = await startInCgroup(cgroup, row.argv([hog, String(2 * limit), 'progress']));
         try {
           await Promise.race([run.exited, sleep(20_000)]);
@@ -418,13 +398,6 @@ async function main(args) {
 
 function cleanup() {
   for (const proc of live) proc.kill('SIGKILL');
-  for (const dir of cgroups) {
-    try {
-      rmdirSync(dir);
-    } catch {
-      // members still leaving; reported below
-    }
-  }
 }
 process.on('exit', cleanup);
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => process.exit(130));

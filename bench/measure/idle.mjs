@@ -1,7 +1,11 @@
 // Memory and idle wake-ups, from one run per candidate whose child just sleeps. All candidates
 // run side by side (they are idle, so they do not disturb each other) after a settling second.
 // Wake-ups are context switches of every thread of the init over the window: an init that
-// sleeps until something happens has none. Memory is read at the end of the window.
+// sleeps until something happens has none. Memory is read at the end of the window, with the
+// memory cgroup charge: each PID 1 runs in a memory cgroup of its own, and its charge is that
+// cgroup's usage minus that of `sleep` alone as PID 1 (in the same round). A file page is charged
+// to the cgroup that first read it: the node binary, already in the page cache, is not charged.
+import { makeCgroup } from '../lib/cgroups.mjs';
 import { contextSwitches, memoryOf } from '../lib/procfs.mjs';
 import { childrenOf, sleep, startPid1, until } from '../lib/pid1.mjs';
 import { median } from '../lib/stats.mjs';
@@ -19,17 +23,30 @@ function switchesSince(before, after) {
   return { total, byThread };
 }
 
+const SLEEP = ['/bin/sleep', '100000'];
+const usage = (cgroup) => Number(cgroup.read('memory.usage_in_bytes')) / 1024;  // KiB, as memoryOf
+
 async function oneRound(candidates, windowMs) {
   const runs = [];
+  const cgroups = [];
   try {
-    for (const c of candidates) runs.push(await startPid1(c.argv(['/bin/sleep', '100000'])));
-    await Promise.all(runs.map((run) => until(() => childrenOf(run.pid1).length > 0, 5000, `the child of ${run.describe()}`)));
+    for (const argv of [SLEEP, ...candidates.map((c) => c.argv(SLEEP))]) {
+      const cgroup = makeCgroup('memory', 'idle');
+      cgroups.push(cgroup);
+      runs.push(await startPid1(argv, { prefix: cgroup.join }));
+    }
+    await Promise.all(runs.slice(1).map((run) => until(() => childrenOf(run.pid1).length > 0, 5000, `the child of ${run.describe()}`)));
     await sleep(SETTLE_MS);
     const before = runs.map((run) => contextSwitches(run.pid1));
     await sleep(windowMs);
-    return runs.map((run, i) => ({ wakeups: switchesSince(before[i], contextSwitches(run.pid1)), memory: memoryOf(run.pid1) }));
+    const sleepAlone = usage(cgroups[0]);
+    return runs.slice(1).map((run, i) => ({
+      wakeups: switchesSince(before[i + 1], contextSwitches(run.pid1)),
+      memory: { ...memoryOf(run.pid1), charge: usage(cgroups[i + 1]) - sleepAlone },
+    }));
   } finally {
     await Promise.all(runs.map((run) => run.kill()));
+    for (const cgroup of cgroups) await cgroup.remove();
   }
 }
 
@@ -51,6 +68,7 @@ export async function measureIdle(candidates, { rounds, windowMs }) {
         rssAnon: of((s) => s.memory.rssAnon),
         rssFile: of((s) => s.memory.rssFile),
         pss: of((s) => s.memory.pss),
+        charge: of((s) => s.memory.charge),
       },
     };
   });
