@@ -168,6 +168,10 @@ Napi::Value ReleaseFilePages(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), static_cast<double>(release_file_pages()));
 }
 
+Napi::Value TrimMallocHeap(const Napi::CallbackInfo& info) {
+  return Napi::Boolean::New(info.Env(), trim_malloc_heap());
+}
+
 Napi::Value WatchOomEvents(const Napi::CallbackInfo& info) {
   std::string dir = info[0].As<Napi::String>();
   return Napi::Number::New(info.Env(), watch_oom_events(dir, info[1].As<Napi::Boolean>()));
@@ -268,6 +272,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("openLogSink", Napi::Function::New(env, OpenLogSink));
   exports.Set("writeLog", Napi::Function::New(env, WriteLog));
   exports.Set("releaseFilePages", Napi::Function::New(env, ReleaseFilePages));
+  exports.Set("trimMallocHeap", Napi::Function::New(env, TrimMallocHeap));
   exports.Set("watchOomEvents", Napi::Function::New(env, WatchOomEvents));
   exports.Set("setSignalAction", Napi::Function::New(env, SetSignalAction));
   exports.Set("setForwardToGroup", Napi::Function::New(env, SetForwardToGroup));

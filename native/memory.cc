@@ -2,6 +2,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +61,14 @@ long long release_file_pages() {
   released += release(m);
   fclose(smaps);
   return released;
+}
+
+bool trim_malloc_heap() {
+#ifdef __GLIBC__
+  return malloc_trim(0) == 1;
+#else
+  return false;
+#endif
 }
 
 int watch_oom_events(const std::string& dir, bool v2) {

@@ -10,6 +10,11 @@ namespace sexton {
 // Returns the bytes of RSS released.
 long long release_file_pages();
 
+// Gives back the free memory of every malloc arena (glibc keeps what was freed resident, in
+// the middle of its heaps as well as at their top). Returns whether any was given back; always
+// false where the C library has no malloc_trim (musl returns freed memory by itself).
+bool trim_malloc_heap();
+
 // Watches the memory cgroup at `dir` for OOM kills (v1: an eventfd on memory.oom_control;
 // v2: memory.events) and posts a Notice::kOom each time. Returns 0 or the errno.
 int watch_oom_events(const std::string& dir, bool v2);

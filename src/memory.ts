@@ -149,6 +149,10 @@ export class MemoryGuard {
   /** Gives back the file pages sexton is not using (about 3 ms: not on the start path). */
   releaseNow(): void {
     this.native.releaseFilePages();
+    // Each status query or scrape leaves freed malloc memory (read buffers, the parser's)
+    // resident in glibc's arenas, scattered so that free() alone returns none of it: RssAnon
+    // crept 0.2-0.3 MiB/min under a query every 10 s until trimmed (bench/RESULTS.md, issue 16).
+    this.native.trimMallocHeap();
   }
 
   /** Gives back file pages faulted in by recent work, once things are quiet for a moment. */
@@ -156,7 +160,7 @@ export class MemoryGuard {
     if (this.releaseTimer) return;
     this.releaseTimer = setTimeout(() => {
       this.releaseTimer = undefined;
-      this.native.releaseFilePages();
+      this.releaseNow();
     }, RELEASE_DELAY_MS);
     this.releaseTimer.unref();
   }

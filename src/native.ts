@@ -80,6 +80,8 @@ export interface Native {
   writeLog(text: string, fd?: number): number;
   /** Unmaps clean file pages sexton is not using; returns the bytes of RSS released. */
   releaseFilePages(): number;
+  /** Gives back the malloc heaps' free pages (glibc's malloc_trim); whether any went back. */
+  trimMallocHeap(): boolean;
   /** Posts an 'oom' notice on each OOM kill in the memory cgroup at dir; 0 or errno. */
   watchOomEvents(dir: string, v2: boolean): number;
   setForwardToGroup(group: boolean): void;

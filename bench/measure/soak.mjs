@@ -15,6 +15,7 @@
 //   --node-flags F  adds a sexton candidate run as `node F dist/sexton.js` (repeatable; F is split
 //                   on spaces; leading NAME=value words go to its environment, through env(1),
 //                   which execs node: node is still PID 1): compare flags side by side
+//   --baseline JS   adds a sexton candidate run from another build's dist/sexton.js (before/after)
 //   --no-plain      leaves plain sexton out (with --node-flags only)
 //   --no-tini       leaves tini out
 //
@@ -44,7 +45,7 @@ const log = (message) => process.stderr.write(`soak: ${message}\n`);
 const mib = (kib) => kib / 1024;
 
 function parseArgs(args) {
-  const out = { minutes: 10, rate: 1, out: undefined, load: new Set(LOAD_SOURCES), nodeFlags: [], plain: true, tini: true };
+  const out = { minutes: 10, rate: 1, out: undefined, load: new Set(LOAD_SOURCES), nodeFlags: [], baseline: undefined, plain: true, tini: true };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     const value = () => {
@@ -56,6 +57,7 @@ function parseArgs(args) {
     else if (arg === '--out') out.out = value();
     else if (arg === '--load') out.load = new Set(value().split(',').filter(Boolean));
     else if (arg === '--node-flags') out.nodeFlags.push(value().split(' ').filter(Boolean));
+    else if (arg === '--baseline') out.baseline = path.resolve(value());
     else if (arg === '--no-plain') out.plain = false;
     else if (arg === '--no-tini') out.tini = false;
     else throw new Error(`unknown argument ${arg}; see the head of bench/measure/soak.mjs`);
@@ -87,15 +89,16 @@ function compileChurn() {
 
 async function candidatesFor(options) {
   const list = [];
-  const sexton = async (name, flags, env = []) => {
+  const sexton = async (name, flags, env = [], script = SEXTON) => {
     const port = await freePort();
     const prefix = env.length > 0 ? ['/usr/bin/env', ...env] : [];
     list.push({
       name, sexton: true, port,
-      argv: (command) => [...prefix, process.execPath, ...flags, SEXTON, '--metrics', `127.0.0.1:${port}`, '--', ...command],
+      argv: (command) => [...prefix, process.execPath, ...flags, script, '--metrics', `127.0.0.1:${port}`, '--', ...command],
     });
   };
   if (options.plain) await sexton('sexton', []);
+  if (options.baseline) await sexton('sexton (baseline)', [], [], options.baseline);
   for (const words of options.nodeFlags) {
     const env = words.filter((w) => /^[A-Z_][A-Z0-9_]*=/.test(w));
     const flags = words.filter((w) => !env.includes(w));
