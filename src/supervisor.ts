@@ -131,7 +131,7 @@ export class Supervisor {
   private startExporters(): void {
     // Zombies of live parents change without any counter moving: the key scans /proc too. An
     // OOM kill of a grandchild moves no counter of sexton's either.
-    const started = this.exporters.start(() => {
+    const listening = this.exporters.start(() => {
       const c = this.native.stats();
       const zombies = this.tree.zombieParents().reduce((sum, z) => sum + z.zombies, 0);
       return `${this.lifecycle.phase} ${c.reaped} ${c.received.reduce((a, b) => a + b, 0)} ${zombies} ${this.memory.oomKills()}`;
@@ -139,12 +139,13 @@ export class Supervisor {
     // The stop signal's first step is a /proc scan: its first run costs ~0.5 ms of Node's own
     // warm-up (later ones 0.05 ms), which is better spent now than between a TERM and the exit.
     this.tree.processes();
-    // Listening faults in code of its own (5 MiB of file pages with --metrics): once more after it.
-    void started.then(() => this.memory.releaseSoon());
-    // Now, with the exporters' modules loaded: not on a timer (no wake-up when idle), not at the
-    // spawn (a command over at once never pays its 3 ms). The child's oom_score_adj, set at the
-    // spawn, is what protects sexton before this.
-    this.memory.releaseNow();
+    // Once the exporters listen, at the end of that turn of the event loop: released any
+    // earlier, 5-8 MiB more file pages stayed resident until the first query (measured, RssFile
+    // 5.5 MiB this way, 11-14 MiB released before listening). Not on a timer (no wake-up when
+    // idle), not at the spawn (a command over at once never pays its 3 ms). The child's
+    // oom_score_adj, set at the spawn, is what protects sexton before this.
+    const release = () => setImmediate(() => this.memory.releaseNow());
+    void listening.then(release, release);
   }
 
   private onNotice(notice: Notice): void {
