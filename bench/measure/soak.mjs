@@ -8,8 +8,11 @@
 // thread count from /proc.
 //
 //   node bench/measure/soak.mjs [--minutes N] [--rate X] [--out FILE] [--load L] [--node-flags F]... [--no-tini]
+//   npm run bench:soak -- --minutes 60 --out /tmp/hour.jsonl
 //
-//   --rate X        multiplies the load: 200·X orphans/s and 100·X signals/s (default 1)
+//   --rate X        multiplies the load: 200·X orphans/s and 100·X signals/s (default 1); the
+//                   queries stay at one status query and one scrape every 10 s
+//   --warm-up S     seconds counted as warm-up (default 120)
 //   --out FILE      one JSON line per sample and candidate (and a last "summary" line)
 //   --load L        which churn sources run: a comma list of orphans, signals, queries (default all)
 //   --node-flags F  adds a sexton candidate run as `node F dist/sexton.js` (repeatable; F is split
@@ -19,8 +22,9 @@
 //   --no-plain      leaves plain sexton out (with --node-flags only)
 //   --no-tini       leaves tini out
 //
-// The summary: the warm-up rise (first sample to the one at 2 min), and the slope after warm-up
-// (least squares over the samples from 2 min on), in MiB and MiB/min. Every namespace is
+// The summary: the warm-up rise (first sample to the one at the end of the warm-up, 2 min by
+// default), and the slope after it (least squares over the samples from then on), in MiB and
+// MiB/min. Every namespace is
 // SIGKILLed by pid when the soak ends, however it ends.
 import { execFile, execFileSync } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -36,7 +40,6 @@ import { requireBuilt, ROOT, SEXTON } from '../lib/setup.mjs';
 const QUERY_EVERY_MS = 10_000;
 /** Samples fall halfway between queries: after the release of the pages a query touched. */
 const SAMPLE_OFFSET_MS = 5_000;
-const WARM_UP_MS = 120_000;
 const BASE_ORPHANS_PER_SECOND = 200;
 const BASE_SIGNALS_PER_SECOND = 100;
 const LOAD_SOURCES = ['orphans', 'signals', 'queries'];
@@ -45,7 +48,7 @@ const log = (message) => process.stderr.write(`soak: ${message}\n`);
 const mib = (kib) => kib / 1024;
 
 function parseArgs(args) {
-  const out = { minutes: 10, rate: 1, out: undefined, load: new Set(LOAD_SOURCES), nodeFlags: [], baseline: undefined, plain: true, tini: true };
+  const out = { minutes: 10, rate: 1, warmUpMs: 120_000, out: undefined, load: new Set(LOAD_SOURCES), nodeFlags: [], baseline: undefined, plain: true, tini: true };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     const value = () => {
@@ -54,6 +57,7 @@ function parseArgs(args) {
     };
     if (arg === '--minutes') out.minutes = Number(value());
     else if (arg === '--rate') out.rate = Number(value());
+    else if (arg === '--warm-up') out.warmUpMs = Number(value()) * 1000;
     else if (arg === '--out') out.out = value();
     else if (arg === '--load') out.load = new Set(value().split(',').filter(Boolean));
     else if (arg === '--node-flags') out.nodeFlags.push(value().split(' ').filter(Boolean));
@@ -62,7 +66,7 @@ function parseArgs(args) {
     else if (arg === '--no-tini') out.tini = false;
     else throw new Error(`unknown argument ${arg}; see the head of bench/measure/soak.mjs`);
   }
-  if (!(out.minutes > 0) || !(out.rate > 0)) throw new Error('--minutes and --rate take positive numbers');
+  if (!(out.minutes > 0) || !(out.rate > 0) || !(out.warmUpMs >= 0)) throw new Error('--minutes, --rate and --warm-up take positive numbers');
   const unknown = [...out.load].filter((source) => !LOAD_SOURCES.includes(source));
   if (unknown.length > 0) throw new Error(`--load takes ${LOAD_SOURCES.join(', ')}, not ${unknown.join(', ')}`);
   return out;
@@ -156,16 +160,22 @@ export function slope(points) {
 }
 
 /** Warm-up rise and slope after warm-up, in MiB and MiB/min, of one field of the samples. */
-export function trend(samples, field) {
+export function trend(samples, field, warmUpMs) {
   const first = samples[0];
-  const atWarmUp = samples.find((s) => s.atMs >= WARM_UP_MS);
-  const after = samples.filter((s) => s.atMs >= WARM_UP_MS).map((s) => [s.atMs / 60_000, mib(s[field])]);
+  const atWarmUp = samples.find((s) => s.atMs >= warmUpMs);
+  const after = samples.filter((s) => s.atMs >= warmUpMs).map((s) => [s.atMs / 60_000, mib(s[field])]);
   return {
     start: mib(first[field]),
     warmUpRise: atWarmUp ? mib(atWarmUp[field] - first[field]) : NaN,
     slopePerMinute: slope(after),
     end: mib(samples.at(-1)[field]),
   };
+}
+
+/** The churn child's last report: orphans made and SIGUSR1s received so far. */
+function churnCounts(line) {
+  const m = /^orphans (\d+) usr1 (\d+)$/.exec(line ?? '');
+  return m ? { orphans: Number(m[1]), usr1: Number(m[2]) } : undefined;
 }
 
 /**
@@ -269,14 +279,15 @@ export async function measureSoak(options) {
   for (const c of candidates) {
     const list = samples.get(c.name);
     byCandidate[c.name] = {
-      rssAnon: trend(list, 'rssAnon'), vmRss: trend(list, 'vmRss'), rssFile: trend(list, 'rssFile'),
+      rssAnon: trend(list, 'rssAnon', options.warmUpMs), vmRss: trend(list, 'vmRss', options.warmUpMs),
+      rssFile: trend(list, 'rssFile', options.warmUpMs),
       threads: [Math.min(...list.map((s) => s.threads)), Math.max(...list.map((s) => s.threads))],
-      child: childLines.get(c.name), queryErrors: queryErrors.get(c.name),
+      child: childLines.get(c.name), churn: churnCounts(childLines.get(c.name)), queryErrors: queryErrors.get(c.name),
     };
   }
   const loads = [...samples.values()][0].map((s) => s.load1);
   return {
-    minutes: options.minutes, orphansPerSecond, signalsPerSecond, queries: options.load.has('queries'),
+    minutes: options.minutes, warmUpSeconds: options.warmUpMs / 1000, orphansPerSecond, signalsPerSecond, queries: options.load.has('queries'),
     signalsSent: signals?.sent() ?? 0,
     loadAverage: { mean: loads.reduce((a, b) => a + b, 0) / loads.length, max: Math.max(...loads) },
     byCandidate,
@@ -296,7 +307,8 @@ export function formatSoak(result) {
       `${c.threads[0]}-${c.threads[1]}${c.queryErrors ? `  (${c.queryErrors} failed queries)` : ''}`);
     lines.push(`${''.padEnd(28)} churn child: ${c.child || '(no report)'}`);
   }
-  lines.push('(MiB; rise: first sample to the one at 2 min; slope: least squares from 2 min on)');
+  const warmUp = `${result.warmUpSeconds >= 60 ? `${result.warmUpSeconds / 60} min` : `${result.warmUpSeconds} s`}`;
+  lines.push(`(MiB; rise: first sample to the one at ${warmUp}; slope: least squares from ${warmUp} on)`);
   return lines.join('\n');
 }
 
