@@ -73,9 +73,17 @@ export function parseHostPort(text: string): { host: string; port: number } | un
   return { host: m[1] ?? (m[2] || '0.0.0.0'), port: Number(m[3]) };
 }
 
+/** How long one connection may stay open: a scrape takes milliseconds, Prometheus gives up at 10 s. */
+export const CONNECTION_LIMIT_MS = 10_000;
+/** setInterval's largest delay (a larger one means 1 ms): Node's connection checker, never run. */
+const NEVER_MS = 2 ** 31 - 1;
+
 export function startMetricsServer(address: { host: string; port: number }, snapshot: () => StatsSnapshot, log: Logger): void {
   const http = require('node:http') as typeof import('node:http');
-  const server = http.createServer((request, response) => {
+  // Node checks request and header timeouts on an interval timer that woke sexton every 30 s
+  // with nobody connected (issue 16). A timer per connection does that job here instead, and
+  // exists only while the connection does: an idle sexton never wakes.
+  const server = http.createServer({ connectionsCheckingInterval: NEVER_MS }, (request, response) => {
     response.on('error', () => undefined);
     if (request.url !== '/metrics' && request.url !== '/') {
       response.writeHead(404).end('sexton serves /metrics\n');
@@ -87,6 +95,10 @@ export function startMetricsServer(address: { host: string; port: number }, snap
       response.writeHead(500).end();
       log.error(`metrics: ${(error as Error).message}`);
     }
+  });
+  server.on('connection', (socket) => {
+    const limit = setTimeout(() => socket.destroy(), CONNECTION_LIMIT_MS).unref();
+    socket.on('close', () => clearTimeout(limit));
   });
   server.on('error', (error) => log.error(`metrics: cannot serve on ${address.host}:${address.port}: ${error.message}`));
   server.listen(address.port, address.host, () => log.info(`metrics on http://${address.host}:${address.port}/metrics`));

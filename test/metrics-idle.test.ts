@@ -1,0 +1,44 @@
+// --metrics and the idle promise (issue 16): Node's HTTP server checks request and header
+// timeouts on a 30 s interval timer, which woke an idle sexton twice a minute. sexton limits each
+// connection with a timer of its own instead (src/exporters/prometheus.ts): nothing runs while
+// nobody is connected, and a client that connects and sends nothing is still let go.
+import * as net from 'node:net';
+import { readdirSync, readFileSync } from 'node:fs';
+import { beforeAll, expect, it } from 'vitest';
+import { freePort } from './support/observability';
+import { requireBuilt, runAsPid1 } from './support/pid1';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Context switches of every thread of pid: an idle process has none. */
+function switches(pid: number): number {
+  let total = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    const status = readFileSync(`/proc/${pid}/task/${tid}/status`, 'latin1');
+    for (const m of status.matchAll(/^(?:non)?voluntary_ctxt_switches:\s+(\d+)$/gm)) total += Number(m[1]);
+  }
+  return total;
+}
+
+beforeAll(requireBuilt);
+
+it('an idle sexton serving metrics never wakes; a connection that sends nothing is closed after 10 s', async () => {
+  const port = await freePort();
+  const run = await runAsPid1(['-v', '--metrics', `127.0.0.1:${port}`, '--', 'sleep', '100000'], { timeoutMs: 70_000 });
+  await run.waitFor(`metrics on http://127.0.0.1:${port}/metrics`, 'stderr');
+  await sleep(1000);  // the page release that follows listening
+  const before = switches(run.pid1);
+  await sleep(32_000);  // past the 30 s of Node's connection checker
+  expect(switches(run.pid1) - before, 'context switches of sexton while idle').toBe(0);
+
+  const opened = Date.now();
+  const socket = net.connect(port, '127.0.0.1');
+  const closedAfterMs = await new Promise<number>((resolve, reject) => {
+    socket.on('close', () => resolve(Date.now() - opened));
+    socket.on('error', () => undefined);  // a reset also ends it: 'close' follows
+    setTimeout(() => reject(new Error('the silent connection was still open after 20 s')), 20_000);
+  });
+  socket.destroy();
+  expect(closedAfterMs).toBeGreaterThanOrEqual(9_500);
+  expect(closedAfterMs).toBeLessThan(15_000);
+}, 80_000);
