@@ -164,10 +164,21 @@ export function trend(samples, field, warmUpMs) {
   const first = samples[0];
   const atWarmUp = samples.find((s) => s.atMs >= warmUpMs);
   const after = samples.filter((s) => s.atMs >= warmUpMs).map((s) => [s.atMs / 60_000, mib(s[field])]);
+  const lastMs = samples.at(-1).atMs;
+  const secondHalf = samples.filter((s) => s.atMs >= lastMs / 2).map((s) => [s.atMs / 60_000, mib(s[field])]);
+  // Means over six windows: a sawtooth (V8's young generation, ~1 MiB) hides a trend in single samples.
+  const windowMs = lastMs / 6;
+  const windowMeans = [];
+  for (let w = 0; w < 6; w++) {
+    const inWindow = samples.filter((s) => s.atMs >= w * windowMs && (s.atMs < (w + 1) * windowMs || w === 5));
+    windowMeans.push(inWindow.length ? mib(inWindow.reduce((sum, s) => sum + s[field], 0) / inWindow.length) : NaN);
+  }
   return {
     start: mib(first[field]),
     warmUpRise: atWarmUp ? mib(atWarmUp[field] - first[field]) : NaN,
     slopePerMinute: slope(after),
+    secondHalfSlopePerMinute: slope(secondHalf),
+    windowMeans,
     end: mib(samples.at(-1)[field]),
   };
 }
@@ -305,6 +316,8 @@ export function formatSoak(result) {
     const part = (t) => `${f(t.start).padStart(6)} ${f(t.warmUpRise).padStart(6)} ${f(t.slopePerMinute, 3).padStart(8)}`;
     lines.push(`${name.padEnd(28)} ${part(c.rssAnon).padEnd(34)} ${part(c.vmRss).padEnd(32)} ${f(c.rssFile.slopePerMinute, 3).padStart(8)}  ` +
       `${c.threads[0]}-${c.threads[1]}${c.queryErrors ? `  (${c.queryErrors} failed queries)` : ''}`);
+    lines.push(`${''.padEnd(28)} RssAnon means by sixth of the run: ${c.rssAnon.windowMeans.map((m) => f(m)).join(' ')}; ` +
+      `slope over the second half ${f(c.rssAnon.secondHalfSlopePerMinute, 3)}/min`);
     lines.push(`${''.padEnd(28)} churn child: ${c.child || '(no report)'}`);
   }
   const warmUp = `${result.warmUpSeconds >= 60 ? `${result.warmUpSeconds / 60} min` : `${result.warmUpSeconds} s`}`;
