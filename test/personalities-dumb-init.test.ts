@@ -3,11 +3,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runInTerminal } from './support/core';
 import { childrenOf, procStat, requireBuilt, runAsPid1, SEXTON, until } from './support/pid1';
-import { alive, bothOf, descendantNamed, Links, onlyChild, requirePeers, printed, running, runTool, runToEnd, state } from './support/personalities';
+import { alive, bothOf, descendantNamed, inOwnProcessGroup, Links, onlyChild, requirePeers, printed, running, runTool, runToEnd, state } from './support/personalities';
 import { track } from './support/processes';
 
-/** How long a signalled process may wait for a CPU before it acts on the signal. */
-const SCHEDULED_MS = 15_000;
 
 let links: Links;
 beforeAll(() => {
@@ -150,17 +148,17 @@ describe.each(bothOf(() => links, 'dumb-init'))('%s', (_label, dumbInit) => {
     ['setsid mode', [], 'T'],
     ['-c', ['-c'], 'T'],
   ])('%s, not PID 1: TSTP stops the child, then the init stops itself; CONT resumes both', async (_how, flags, childState) => {
-    const run = runTool([dumbInit(), ...flags, 'sleep', '20']);
+    // The kernel drops TSTP's stop for a process group with no parent outside it in its session
+    // (an orphaned group): so would a CI runner whose parent shell is gone. A group of its own,
+    // under this test process, is never orphaned, however the tests were started.
+    const run = runTool(inOwnProcessGroup([dumbInit(), ...flags, 'sleep', '20']));
     const init = run.pid as number;
     const child = await onlyChild(init);
     await new Promise((r) => setTimeout(r, 200));
     process.kill(init, 'SIGTSTP');
-    // A process stops only once it runs to take the signal. In one CI run, with the other test
-    // worker busy, the child (and sexton) stayed R, runnable but not run, for 5 s, under Debian's
-    // dumb-init and under sexton alike: a wait for the CPU, not for the init.
-    await until(() => state(child) === childState && state(init) === 'T', SCHEDULED_MS, `both stopped (child ${state(child)}, init ${state(init)})`);
+    await until(() => state(child) === childState && state(init) === 'T', 5000, `both stopped (child ${state(child)}, init ${state(init)})`);
     process.kill(init, 'SIGCONT');
-    await until(() => running(child) && running(init), SCHEDULED_MS, `both running (child ${state(child)}, init ${state(init)})`);
+    await until(() => running(child) && running(init), 5000, `both running (child ${state(child)}, init ${state(init)})`);
     process.kill(init, 'SIGTERM');
     expect((await run).exitCode).toBe(143);
   });
@@ -170,11 +168,11 @@ describe.each(bothOf(() => links, 'dumb-init'))('%s', (_label, dumbInit) => {
     const child = await until(() => childrenOf(run.pid1)[0], 10_000, 'the child');
     await new Promise((r) => setTimeout(r, 200));
     run.signal('SIGTSTP');
-    await until(() => state(child) === 'T', SCHEDULED_MS, `child stopped (${state(child)})`);
+    await until(() => state(child) === 'T', 5000, `child stopped (${state(child)})`);
     await new Promise((r) => setTimeout(r, 200));
     expect(state(run.pid1)).not.toBe('T');
     run.signal('SIGCONT');
-    await until(() => running(child), SCHEDULED_MS, 'child running');
+    await until(() => running(child), 5000, 'child running');
     run.signal('SIGTERM');
     expect((await run.done()).exitCode).toBe(143);
   });

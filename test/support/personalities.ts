@@ -78,6 +78,11 @@ export function printed(run: ReturnType<typeof runTool>, text: string, timeoutMs
   return until(() => seen.includes(text), timeoutMs, `${JSON.stringify(text)} on stdout; have ${JSON.stringify(seen)}`).then(() => undefined);
 }
 
+/** argv run as the leader of a new process group (setpgid), its parent still this process. */
+export function inOwnProcessGroup(argv: string[]): string[] {
+  return ['perl', '-e', 'setpgrp(0, 0) or die "setpgrp: $!"; exec { $ARGV[0] } @ARGV or die "exec: $!"', ...argv];
+}
+
 /** The single child of `pid`, once it has one. */
 export function onlyChild(pid: number): Promise<number> {
   return until(() => childrenOf(pid)[0], 10_000, `a child of ${pid}`);
