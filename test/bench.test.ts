@@ -4,6 +4,7 @@
 import { execa } from 'execa';
 import * as path from 'node:path';
 import { beforeAll, expect, test } from 'vitest';
+import { rowsOf } from './support/markdown';
 import { requireBuilt, ROOT } from './support/pid1';
 
 const CANDIDATES = ['sexton', 'tini', 'tini-static', 'dumb-init', 'catatonit'];
@@ -12,14 +13,6 @@ const TABLES = 4;
 const BUDGET_LINES = 15;
 
 beforeAll(requireBuilt);
-
-/** The cells of the markdown table rows that start with `name`. */
-function rowsOf(stdout: string, name: string): string[][] {
-  return stdout
-    .split('\n')
-    .filter((line) => line.startsWith(`| ${name} |`))
-    .map((line) => line.split('|').slice(2, -1).map((cell) => cell.trim()));
-}
 
 test('bench --quick measures every init and evaluates the budget', async () => {
   const result = await execa(process.execPath, [path.join(ROOT, 'bench', 'run.mjs'), '--quick', '--no-write'], {

@@ -1,19 +1,20 @@
 // What sexton gives back to the kernel (issue 16, memory over time): the file pages start-up
 // and its exporters fault in, and the free memory glibc's malloc keeps resident after a status
 // query or scrape has come and gone (src/memory.ts, native/memory.cc).
-import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { statusKb } from './support/faults';
 import { freePort } from './support/observability';
 import { requireBuilt, ROOT, runAsPid1, until } from './support/pid1';
 
 const MiB = 1024;  // /proc/PID/status counts in kB
 
-function statusKb(pid: number, field: 'RssFile' | 'RssAnon'): number {
-  const m = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'latin1'));
-  if (!m) throw new Error(`no ${field} in /proc/${pid}/status`);
-  return Number(m[1]);
+/** RssFile of pid in kB; throws once the process is gone (a gone process gave nothing back). */
+function rssFileKb(pid: number): number {
+  const kb = statusKb(pid, 'RssFile');
+  if (kb === undefined) throw new Error(`no RssFile in /proc/${pid}/status: sexton is gone`);
+  return kb;
 }
 
 beforeAll(requireBuilt);
@@ -26,11 +27,11 @@ describe('memory given back', () => {
     // sampled until the metrics server says it listens (the release comes right after).
     let peak = 0;
     await until(() => {
-      peak = Math.max(peak, statusKb(run.pid1, 'RssFile'));
+      peak = Math.max(peak, rssFileKb(run.pid1));
       return run.stderr().includes(`metrics on http://127.0.0.1:${port}/metrics`);
     }, 15_000, 'the metrics server to listen');
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    const after = statusKb(run.pid1, 'RssFile');
+    const after = rssFileKb(run.pid1);
     // Measured: 5.5 MiB of a 35 MiB peak (16%). Released before the exporters listened, as it
     // was, 11-14 MiB (31-39%) stayed until the first query.
     expect(after, `RssFile ${after} kB a second after listening, peak ${peak} kB`).toBeLessThan(peak * 0.25);

@@ -3,22 +3,15 @@
 // connection with a timer of its own instead (src/exporters/prometheus.ts): nothing runs while
 // nobody is connected, and a client that connects and sends nothing is still let go.
 import * as net from 'node:net';
-import { readdirSync, readFileSync } from 'node:fs';
 import { beforeAll, expect, it } from 'vitest';
 import { freePort } from './support/observability';
 import { requireBuilt, runAsPid1 } from './support/pid1';
+import { switchesByThread } from './support/processes';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Context switches of every thread of pid: an idle process has none. */
-function switches(pid: number): number {
-  let total = 0;
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    const status = readFileSync(`/proc/${pid}/task/${tid}/status`, 'latin1');
-    for (const m of status.matchAll(/^(?:non)?voluntary_ctxt_switches:\s+(\d+)$/gm)) total += Number(m[1]);
-  }
-  return total;
-}
+const switches = (pid: number) => [...switchesByThread(pid).values()].reduce((a, b) => a + b, 0);
 
 beforeAll(requireBuilt);
 

@@ -5,26 +5,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { beforeAll, expect, test } from 'vitest';
 import { requireBuilt, runAsPid1 } from './support/pid1';
+import { switchesByThread } from './support/processes';
 import { sendAndAwait, SIG, sleep, trapChild } from './support/signals';
 
 const { SIGUSR1, SIGWINCH, SIGHUP, SIGTERM } = SIG;
 
 beforeAll(requireBuilt);  // every process a test starts is SIGKILLed after it (test/support/cleanup.ts)
-
-/** Context switches of every thread of `pid`, by thread id. */
-function switchesByThread(pid: number): Map<number, number> {
-  const out = new Map<number, number>();
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const status = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8');
-      const sum = [...status.matchAll(/^(?:non)?voluntary_ctxt_switches:\s+(\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
-      out.set(Number(tid), sum);
-    } catch {
-      // the thread ended
-    }
-  }
-  return out;
-}
 
 test('signals forwarded to the child wake an idle thread of sexton, not its main thread', async () => {
   const forwarded = [SIGUSR1, SIGWINCH, SIGHUP];

@@ -4,6 +4,7 @@ import { execa } from 'execa';
 import { readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { beforeAll, expect, test } from 'vitest';
+import { rowsOf } from '../support/markdown';
 import { MEMORY_V1, requireMemoryCgroupV1 } from '../support/faults';
 import { requireBuilt, requireTini, ROOT } from '../support/pid1';
 
@@ -12,14 +13,6 @@ beforeAll(() => {
   requireTini();
   requireMemoryCgroupV1();
 });
-
-/** The cells of the markdown table rows that start with `name`. */
-function rowsOf(stdout: string, name: string): string[][] {
-  return stdout
-    .split('\n')
-    .filter((line) => line.startsWith(`| ${name} |`))
-    .map((line) => line.split('|').slice(2, -1).map((cell) => cell.trim()));
-}
 
 test('bench/measure/faults.mjs --rounds 1 gives every figure', async () => {
   const result = await execa(process.execPath, [path.join(ROOT, 'bench', 'measure', 'faults.mjs'), '--rounds', '1'], {

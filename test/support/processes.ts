@@ -1,7 +1,7 @@
 // The processes tests start, in one registry with one cleanup: test/support/cleanup.ts runs
 // killStarted() after every test, in every file. A test registers what it starts (track), and
 // any process it names that is not below one of those (a leftover re-parented elsewhere).
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { childrenOf } from '../../src/harness/namespace';
 
 export interface ProcStat {
@@ -29,6 +29,20 @@ export function procStat(pid: number): ProcStat | undefined {
 }
 
 export const startTimeOf = (pid: number) => procStat(pid)?.startTime;
+
+/** Context switches (voluntary and not) of each thread of `pid`, by thread id: an idle thread has none. */
+export function switchesByThread(pid: number): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const status = readFileSync(`/proc/${pid}/task/${tid}/status`, 'latin1');
+      out.set(Number(tid), [...status.matchAll(/^(?:non)?voluntary_ctxt_switches:\s+(\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0));
+    } catch {
+      // the thread ended
+    }
+  }
+  return out;
+}
 
 /** Host pids of every process below pid, parents before children. */
 export function hostDescendants(pid: number): number[] {
