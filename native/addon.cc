@@ -172,6 +172,10 @@ Napi::Value TrimMallocHeap(const Napi::CallbackInfo& info) {
   return Napi::Boolean::New(info.Env(), trim_malloc_heap());
 }
 
+Napi::Value CompactJsHeap(const Napi::CallbackInfo& info) {
+  return Napi::Boolean::New(info.Env(), compact_js_heap());
+}
+
 Napi::Value WatchOomEvents(const Napi::CallbackInfo& info) {
   std::string dir = info[0].As<Napi::String>();
   return Napi::Number::New(info.Env(), watch_oom_events(dir, info[1].As<Napi::Boolean>()));
@@ -273,6 +277,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("writeLog", Napi::Function::New(env, WriteLog));
   exports.Set("releaseFilePages", Napi::Function::New(env, ReleaseFilePages));
   exports.Set("trimMallocHeap", Napi::Function::New(env, TrimMallocHeap));
+  exports.Set("compactJsHeap", Napi::Function::New(env, CompactJsHeap));
   exports.Set("watchOomEvents", Napi::Function::New(env, WatchOomEvents));
   exports.Set("setSignalAction", Napi::Function::New(env, SetSignalAction));
   exports.Set("setForwardToGroup", Napi::Function::New(env, SetForwardToGroup));

@@ -1,6 +1,7 @@
 #include "memory.h"
 
 #include <errno.h>
+#include <dlfcn.h>
 #include <fcntl.h>
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -69,6 +70,20 @@ bool trim_malloc_heap() {
 #else
   return false;
 #endif
+}
+
+bool compact_js_heap() {
+  // Looked up rather than linked: a Node-API addon must load on any Node, and one whose V8
+  // lacks these (never seen; both have existed since V8 3) only loses the compaction. Both are
+  // plain non-virtual members, so `this` is the first argument (the Itanium C++ ABI).
+  using GetCurrent = void* (*)();
+  using LowMemoryNotification = void (*)(void*);
+  static auto get_current = reinterpret_cast<GetCurrent>(dlsym(RTLD_DEFAULT, "_ZN2v87Isolate10GetCurrentEv"));
+  static auto low_memory = reinterpret_cast<LowMemoryNotification>(dlsym(RTLD_DEFAULT, "_ZN2v87Isolate21LowMemoryNotificationEv"));
+  void* isolate = get_current != nullptr ? get_current() : nullptr;
+  if (isolate == nullptr || low_memory == nullptr) return false;
+  low_memory(isolate);
+  return true;
 }
 
 int watch_oom_events(const std::string& dir, bool v2) {

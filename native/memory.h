@@ -15,6 +15,11 @@ long long release_file_pages();
 // false where the C library has no malloc_trim (musl returns freed memory by itself).
 bool trim_malloc_heap();
 
+// Asks V8 for its most thorough collection (Isolate::LowMemoryNotification: full GCs that
+// compact and give free pages back). Only on the JS thread. Returns false where this Node's V8
+// does not export it.
+bool compact_js_heap();
+
 // Watches the memory cgroup at `dir` for OOM kills (v1: an eventfd on memory.oom_control;
 // v2: memory.events) and posts a Notice::kOom each time. Returns 0 or the errno.
 int watch_oom_events(const std::string& dir, bool v2);

@@ -85,12 +85,16 @@ const OOM_RECHECK_MS = 100;
 /** How long after activity sexton gives back the file pages it faulted in. */
 const RELEASE_DELAY_MS = 1000;
 
+/** The least time between two compactions of the JS heap. */
+const COMPACT_EVERY_MS = 60_000;
+
 export class MemoryGuard {
   private readonly cgroup = findMemoryCgroup();
   private readonly oomKillsAtStart: number;
   private releaseTimer?: NodeJS.Timeout;
   private recheckTimer?: NodeJS.Timeout;
   private killsReported = 0;
+  private lastCompaction = 0;
 
   constructor(private readonly native: Native, private readonly log: Logger, private readonly policy: OomPolicy) {
     this.oomKillsAtStart = (this.cgroup && oomKillCount(this.cgroup)) ?? 0;
@@ -148,11 +152,25 @@ export class MemoryGuard {
 
   /** Gives back the file pages sexton is not using (about 3 ms: not on the start path). */
   releaseNow(): void {
+    this.compactJsHeapNowAndThen();
     this.native.releaseFilePages();
     // Each status query or scrape leaves freed malloc memory (read buffers, the parser's)
     // resident in glibc's arenas, scattered so that free() alone returns none of it: RssAnon
     // crept 0.2-0.3 MiB/min under a query every 10 s until trimmed (bench/RESULTS.md, issue 16).
     this.native.trimMallocHeap();
+  }
+
+  /**
+   * A status query or scrape leaves ~0.1 MiB of JS garbage; what survives a scavenge is only
+   * freed by a full GC, which V8 defers until the heap is many times larger: RssAnon crept for
+   * an hour under a query every 10 s (bench/RESULTS.md, issue 16). A compaction costs 7-11 ms
+   * of the JS thread (signals are forwarded by the addon meanwhile), so at most one a minute.
+   */
+  private compactJsHeapNowAndThen(): void {
+    const now = Date.now();
+    if (now - this.lastCompaction < COMPACT_EVERY_MS) return;
+    this.lastCompaction = now;
+    this.native.compactJsHeap();
   }
 
   /** Gives back file pages faulted in by recent work, once things are quiet for a moment. */
