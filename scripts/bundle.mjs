@@ -1,11 +1,15 @@
 // Bundles the init into one CommonJS file with no runtime dependencies: on Node 20 separate
 // modules and ESM each cost milliseconds of startup that PID 1 pays on every container start.
+// The init is dist/init.js, run by the `sexton` command dist/sexton.js (src/loader.ts) from the
+// code cache scripts/code-cache.mjs trains; its first line is an id of its content, which the
+// cache repeats, so that a cache never meets another build's init.
 // The harness (library and `sexton harness`) and its workload program are bundles of their own,
 // loaded only when used, and so is the node-side scanner (`sexton scan`, dist/scan.js); the
 // package's main entry (src/index.ts) loads the harness bundle rather than a copy of it. Writes
 // the notices for every package bundled (scripts/notices.mjs).
 import { build } from 'esbuild';
-import { chmodSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { writeNotices } from './notices.mjs';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
@@ -21,12 +25,16 @@ const harnessBundle = {
 };
 
 const results = await Promise.all([
-  build({ ...common, entryPoints: ['src/bin.ts'], outfile: 'dist/sexton.js', banner: { js: '#!/usr/bin/env node' }, define }),
+  build({ ...common, entryPoints: ['src/bin.ts'], outfile: 'dist/init.js', define }),
+  build({ ...common, entryPoints: ['src/loader.ts'], outfile: 'dist/sexton.js', banner: { js: '#!/usr/bin/env node' } }),
   build({ ...common, entryPoints: ['src/index.ts'], outfile: 'dist/index.js', define, plugins: [harnessBundle] }),
   build({ ...common, entryPoints: ['src/harness/index.ts'], outfile: 'dist/harness.js' }),
   build({ ...common, entryPoints: ['src/harness/workload.ts'], outfile: 'dist/workload.js' }),
   build({ ...common, entryPoints: ['src/scan/cli.ts'], outfile: 'dist/scan.js' }),
 ]);
+const init = readFileSync('dist/init.js', 'utf8');
+writeFileSync('dist/init.js', `// sexton init ${createHash('sha256').update(init).digest('hex').slice(0, 24)}\n${init}`);
+rmSync('dist/init.cache', { force: true });  // another build's; scripts/code-cache.mjs makes this one's
 writeNotices(results.flatMap((result) => Object.keys(result.metafile.inputs)), 'dist/THIRD-PARTY-NOTICES.md');
 // Executable as npm's bin link makes it, so a link named tini or dumb-init to it runs as that tool.
 chmodSync('dist/sexton.js', 0o755);

@@ -52,6 +52,8 @@ describe('npm pack tarball', () => {
     const { stdout } = await execa('tar', ['tzf', tarball]);
     const files = stdout.split('\n');
     expect(files).toContain('package/dist/sexton.js');
+    // The init it runs, and the V8 code cache the build trained on it (src/loader.ts).
+    expect(files).toEqual(expect.arrayContaining(['package/dist/init.js', 'package/dist/init.cache']));
     const addons = files.filter((f) => f.endsWith('.node')).sort();
     expect(addons).toEqual(PLATFORMS.map(({ arch, libc }) => `package/prebuilds/linux-${arch}/sexton.${libc}.node`).sort());
     expect(files.filter((f) => f.startsWith('package/build/'))).toEqual([]);
