@@ -29,8 +29,10 @@ child.on('exit', (code, signal) => {
   if (code !== 143 || !existsSync(cache)) fail(`the training run of sexton ended with ${code ?? signal} and wrote no cache\n${stderr}`);
   // What src/loader.ts does: this node's V8 must take the cache, or it was made for nothing.
   const source = readFileSync(init, 'utf8');
-  const id = source.slice(0, source.indexOf('\n') + 1);
-  const cachedData = readFileSync(cache).subarray(id.length);
+  const head = `${source.slice(0, source.indexOf('\n') + 1)}// node ${process.version} ${process.arch}\n`;
+  const written = readFileSync(cache);
+  if (written.toString('latin1', 0, head.length) !== head) fail('the cache does not start with the init\'s id and this Node');
+  const cachedData = written.subarray(head.length);
   const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: init, cachedData });
   if (script.cachedDataRejected) fail('V8 refuses the cache it just made');
 });

@@ -10,7 +10,11 @@ const INIT = `${__dirname}/init.js`;
 /** What scripts/code-cache.mjs finds the compiled init under, to write its cache. */
 const INIT_SCRIPT = Symbol.for('sexton.init-script');
 
-/** The cache, if it was made from this very init.js: both start with the build's id line. */
+/**
+ * The cache, if it was made from this very init.js by this very Node: it starts with the init's
+ * id line and the Node that trained it. (V8 checks its own version, not a Node release's
+ * backported V8 patches.)
+ */
 function cacheFor(source: string): Buffer | undefined {
   let cache: Buffer;
   try {
@@ -18,8 +22,13 @@ function cacheFor(source: string): Buffer | undefined {
   } catch {
     return undefined;
   }
-  const id = source.slice(0, source.indexOf('\n') + 1);
-  return id.startsWith('// sexton init ') && cache.toString('latin1', 0, id.length) === id ? cache.subarray(id.length) : undefined;
+  const head = `${source.slice(0, source.indexOf('\n') + 1)}${cacheOwner()}`;
+  return head.startsWith('// sexton init ') && cache.toString('latin1', 0, head.length) === head ? cache.subarray(head.length) : undefined;
+}
+
+/** The second line of a cache: which Node made it. scripts/code-cache-train.cjs writes the same. */
+function cacheOwner(): string {
+  return `// node ${process.version} ${process.arch}\n`;
 }
 
 const source = readFileSync(INIT, 'utf8');
