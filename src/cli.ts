@@ -33,6 +33,12 @@ function runScan(argv: string[]): void {
   scan.scanMain(argv).then((code) => process.exit(code));
 }
 
+/** `sexton code-cache` trains the init's V8 code cache: a tool with a bundle of its own. */
+function runCodeCache(argv: string[]): void {
+  const codeCache = require(require('node:path').join(__dirname, 'code-cache.js')) as { codeCacheMain(argv: string[]): Promise<number> };
+  codeCache.codeCacheMain(argv).then((code) => process.exit(code));
+}
+
 function runInit(argv: string[]): void {
   if (early.error) throw early.error;
   const native = early.native as Native;
@@ -53,6 +59,7 @@ export function main(argv: string[]): void {
   if (personality !== undefined) return runPersonality(personality, argv);
   if (argv[0] === 'harness') return runHarness(argv.slice(1));
   if (argv[0] === 'scan') return runScan(argv.slice(1));
+  if (argv[0] === 'code-cache') return runCodeCache(argv.slice(1));
   if (argv[0] === 'status') {
     statusMain(argv.slice(1), process.env).then((code) => process.exit(code));
     return;

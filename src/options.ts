@@ -61,6 +61,7 @@ export const USAGE = `Usage: sexton [options] [--] command [args...]
        sexton status [--json] [--max-zombies N]    ask the running sexton (see sexton status --help)
        sexton harness WORKLOAD [--init INIT]       reproduce a zombie-leaking pod (see sexton harness --help)
        sexton scan [--json] [--serve HOST:PORT]    find a node's zombies and their pods (see sexton scan --help)
+       sexton code-cache                           compile sexton once for this node binary (faster starts)
 
 Runs command as its child: reaps every zombie, forwards signals, exits with the child's status.
 
@@ -68,7 +69,7 @@ Options (each has an environment variable; a flag wins over it):
 ${optionsUsage()}
 
 Signals are names (TERM, SIGTERM, RTMIN+3) or numbers. To run a program called status,
-harness or scan, put -- before it.`;
+harness, scan or code-cache, put -- before it.`;
 
 /** An option's long name, e.g. 'grace'. */
 type Flag = string;

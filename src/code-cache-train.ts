@@ -1,0 +1,103 @@
+// `sexton code-cache` (dist/code-cache.js, loaded on demand): trains dist/init.cache for the node
+// binary that runs it (src/loader.ts, src/code-cache.ts). It runs sexton once through a start,
+// its exporters and a stop by TERM, with this file preloaded: there, when the init calls the
+// addon's exit, the bytecode of every function compiled so far is written out, if this V8 takes
+// it back. npm runs it at install; an image that installs with --ignore-scripts runs it itself.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Script } from 'node:vm';
+import { CompiledInit, INIT_SCRIPT, nodeCrc32, sealCache } from './code-cache';
+
+const CACHE = path.join(__dirname, 'init.cache');
+/** Set in the training run's environment: where its preload writes the cache. */
+const OUT_VARIABLE = 'SEXTON_CODE_CACHE_OUT';
+/** Past the exporters' start (100 ms after the spawn), so that their code is in the cache too. */
+const TERM_AFTER_MS = 400;
+const RUN_TIMEOUT_MS = 10_000;
+export const CODE_CACHE_USAGE = `Usage: sexton code-cache
+
+Compiles sexton's init with the node that runs this command and saves V8's bytecode next to it
+(${CACHE}), so that each start of sexton on this node binary skips ~3 ms of compiling.
+Run it where the node that will run sexton is, e.g. in the image, after installing sexton.
+Exit status: 0 saved, or this node cannot use a cache (Node before 20.15: the line says so);
+1 not saved (the line says why); 64 bad usage.`;
+
+/** In the training run: saves the cache when the init leaves (it always leaves by the addon's exit). */
+function trainOnExit(out: string): void {
+  const Module = require('node:module') as { _load(request: string, ...rest: unknown[]): unknown };
+  const load = Module._load;
+  Module._load = function (request: string, ...rest: unknown[]) {
+    const loaded = load.call(this, request, ...rest) as { exit?: (code: number) => void; __trains?: boolean };
+    // build/Release/sexton.node, or a prebuild: prebuilds/linux-x64/sexton.glibc.node
+    if (!request.endsWith('.node') || loaded.__trains || typeof loaded.exit !== 'function') return loaded;
+    const exit = loaded.exit;
+    loaded.exit = (code: number) => {
+      const init = (globalThis as Record<symbol, CompiledInit | undefined>)[INIT_SCRIPT];
+      const crc32 = nodeCrc32();
+      if (init?.head !== undefined && crc32 !== undefined) {
+        const data = init.script.createCachedData();
+        // V8 says whether it would take these bytes back, without running them.
+        if (!new Script(init.wrapped, { filename: 'init.js', cachedData: data }).cachedDataRejected) writeFileSync(out, sealCache(init.head, data, crc32));
+      }
+      exit(code);
+    };
+    loaded.__trains = true;
+    return loaded;
+  };
+}
+
+export function codeCacheMain(argv: string[]): Promise<number> {
+  if (argv.length > 0) {
+    process.stderr.write(argv[0] === '--help' || argv[0] === '-h' ? `${CODE_CACHE_USAGE}\n` : `sexton code-cache: takes no arguments\n${CODE_CACHE_USAGE}\n`);
+    return Promise.resolve(argv[0] === '--help' || argv[0] === '-h' ? 0 : 64);
+  }
+  const fail = (why: string) => {
+    process.stderr.write(`sexton code-cache: ${why}; sexton runs without it (compiling at each start)\n`);
+    return 1;
+  };
+  if (nodeCrc32() === undefined) {
+    process.stderr.write(`sexton code-cache: node ${process.version} has no CRC-32 to check a cache with (20.15 and later have); sexton compiles at each start\n`);
+    return Promise.resolve(0);
+  }
+  const out = `${CACHE}.${process.pid}.tmp`;
+  let scratch: string;
+  try {
+    rmSync(CACHE, { force: true });  // the training run compiles from source
+    scratch = mkdtempSync(path.join(os.tmpdir(), 'sexton-code-cache-'));
+  } catch (error) {
+    return Promise.resolve(fail(`cannot replace ${CACHE}: ${(error as NodeJS.ErrnoException).code ?? error}`));
+  }
+  const run = spawn(process.execPath, [
+    '--require', __filename, path.join(__dirname, 'sexton.js'),
+    '--status-socket', `@sexton-code-cache.${process.pid}`, '--stats-file', path.join(scratch, 'stats.json'),
+    // The child is this node: an install's PATH may have nothing else (no sleep).
+    '--', process.execPath, '-e', 'setInterval(() => {}, 1000)',
+  ], { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin', [OUT_VARIABLE]: out } });
+  let stderr = '';
+  run.stderr.on('data', (chunk) => (stderr += chunk));
+  const term = setTimeout(() => run.kill('SIGTERM'), TERM_AFTER_MS);
+  const giveUp = setTimeout(() => run.kill('SIGKILL'), RUN_TIMEOUT_MS);
+  return new Promise((resolve) => {
+    run.on('close', (code, signal) => {
+      clearTimeout(term);
+      clearTimeout(giveUp);
+      rmSync(scratch, { recursive: true, force: true });
+      try {
+        if (code !== 143) return resolve(fail(`the training run of sexton ended with ${code ?? signal}, not 143 (its child ended by TERM)${stderr ? `:\n${stderr.trimEnd()}` : ''}`));
+        if (!existsSync(out)) return resolve(fail('the training run saved no cache (this V8 would not take its own back)'));
+        renameSync(out, CACHE);
+        process.stdout.write(`sexton code-cache: saved ${CACHE} for node ${process.version} ${process.arch}\n`);
+        resolve(0);
+      } catch (error) {
+        rmSync(out, { force: true });
+        resolve(fail(`cannot save ${CACHE}: ${(error as NodeJS.ErrnoException).code ?? error}`));
+      }
+    });
+    run.on('error', (error) => resolve(fail(`cannot start node: ${error.message}`)));
+  });
+}
+
+const trainingOut = process.env[OUT_VARIABLE];
+if (trainingOut !== undefined) trainOnExit(trainingOut);
