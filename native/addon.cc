@@ -58,6 +58,7 @@ Napi::Object to_js(Napi::Env env, const ReapEvent& e) {
   out.Set("exitCode", e.exit_code);
   out.Set("signal", e.signal);
   out.Set("lastChild", e.last_child);
+  if (e.kind == ReapEvent::kOrphanReaped) out.Set("unreported", e.unreported);
   return out;
 }
 
@@ -72,25 +73,27 @@ Napi::Object to_js(Napi::Env env, const Notice& n) {
   return out;
 }
 
-// Hands events from a native thread to a JS callback without ever blocking that thread.
-template <typename Event>
-std::function<void(const Event&)> js_listener(Napi::ThreadSafeFunction tsfn) {
-  return [tsfn](const Event& event) mutable {
-    auto* copy = new Event(event);
-    napi_status status = tsfn.NonBlockingCall(copy, [](Napi::Env env, Napi::Function callback, Event* e) {
+// Hands the reaper's events to a JS callback without ever blocking the reaper thread.
+ReapListener js_listener(Napi::ThreadSafeFunction tsfn) {
+  return [tsfn](const ReapEvent& event) mutable {
+    auto* copy = new ReapEvent(event);
+    napi_status status = tsfn.NonBlockingCall(copy, [](Napi::Env env, Napi::Function callback, ReapEvent* e) {
+      if (e->kind == ReapEvent::kOrphanReaped) e->unreported = orphan_report_taken();
       Napi::Object out = to_js(env, *e);
       delete e;
       callback.Call({out});
     });
-    if (status != napi_ok) delete copy;
+    if (status == napi_ok) return;
+    if (copy->kind == ReapEvent::kOrphanReaped) orphan_report_taken();  // the queue is closing: sexton leaves
+    delete copy;
   };
 }
 
 Napi::Value StartReaper(const Napi::CallbackInfo& info) {
   // Stays referenced: the event loop must never drain while sexton supervises. Unbounded, but
-  // it carries at most two events per spawn.
+  // it carries at most two events per spawn, and kOrphanReportsQueued orphan reports.
   auto tsfn = Napi::ThreadSafeFunction::New(info.Env(), info[0].As<Napi::Function>(), "sexton-reaper", 0, 1);
-  return Napi::Number::New(info.Env(), start_reaper(js_listener<ReapEvent>(tsfn)));
+  return Napi::Number::New(info.Env(), start_reaper(js_listener(tsfn)));
 }
 
 // Notices wait in a queue of this many while JS is busy; then the notifier thread waits, the

@@ -20,6 +20,17 @@ namespace {
 
 ReapListener* listener = nullptr;  // heap, never destroyed
 std::atomic<bool> report_orphans{false};
+std::atomic<int> orphan_reports_queued{0};
+std::atomic<unsigned> orphans_unreported{0};
+
+void report_orphan(pid_t pid) {
+  if (orphan_reports_queued.fetch_add(1) >= kOrphanReportsQueued) {
+    orphan_reports_queued.fetch_sub(1);
+    orphans_unreported.fetch_add(1);
+    return;
+  }
+  (*listener)(ReapEvent{ReapEvent::kOrphanReaped, pid});
+}
 
 ReapEvent main_exit_event(pid_t pid, int status) {
   ReapEvent event{ReapEvent::kMainExited, pid};
@@ -117,7 +128,7 @@ void reap_zombies(pid_t first) {
     if (pid != child.pid) {
       count_reaped_orphan(has_name ? name : nullptr);
       stats.orphans_reaped.fetch_add(1);
-      if (report_orphans.load()) (*listener)(ReapEvent{ReapEvent::kOrphanReaped, pid});
+      if (report_orphans.load()) report_orphan(pid);
       continue;
     }
     forget_main_child();
@@ -174,6 +185,13 @@ void* reaper_loop(void*) {
 }  // namespace
 
 void set_report_orphans(bool on) { report_orphans.store(on); }
+
+unsigned orphan_report_taken() {
+  // Counted out before the count is taken: an orphan left unreported after this exchange found
+  // kOrphanReportsQueued reports still queued, and one of them takes it.
+  orphan_reports_queued.fetch_sub(1);
+  return orphans_unreported.exchange(0);
+}
 
 int start_reaper(ReapListener on_event) {
   if (listener != nullptr) return 0;

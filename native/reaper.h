@@ -11,6 +11,7 @@ struct ReapEvent {
   int exit_code = -1;  // set when the main child exited normally
   int signal = 0;      // set when the main child was killed by a signal
   bool last_child = false;  // main exited and sexton has no other child: nothing is left
+  unsigned unreported = 0;  // kOrphanReaped: orphans reaped since the last report, not reported
 };
 
 // Called on the reaper thread; must hand the event to JS without blocking.
@@ -21,8 +22,15 @@ using ReapListener = std::function<void(const ReapEvent&)>;
 // Returns 0, or the errno of pthread_create (EAGAIN at the pids limit).
 int start_reaper(ReapListener listener);
 
-// Also report each orphan reaped (tini's -w): one event each, so only when asked.
+// Also report each orphan reaped (tini's -w): one event each, so only when asked. At most
+// kOrphanReportsQueued wait for JS at a time; the reaper counts the rest, and the next report
+// JS takes carries that count (orphan_report_taken), so a storm cannot grow the queue.
 void set_report_orphans(bool on);
+constexpr int kOrphanReportsQueued = 256;
+
+// On the JS thread, as it takes an orphan report: returns the orphans reaped meanwhile that got
+// no report of their own.
+unsigned orphan_report_taken();
 
 
 }  // namespace sexton

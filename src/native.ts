@@ -15,8 +15,11 @@ export type ReapEvent =
   /** lastChild: sexton had no other child left when the main child was reaped. */
   | { kind: 'main-exited'; pid: number; exitCode: number; signal: number; lastChild: boolean }
   | { kind: 'no-children'; pid: 0; exitCode: -1; signal: 0; lastChild: false }
-  /** Only after setReportOrphans(true). */
-  | { kind: 'orphan-reaped'; pid: number; exitCode: -1; signal: 0; lastChild: false };
+  /**
+   * Only after setReportOrphans(true). unreported: orphans reaped since the last report that got
+   * none of their own, because JS was that many reports behind (native/reaper.h).
+   */
+  | { kind: 'orphan-reaped'; pid: number; exitCode: -1; signal: 0; lastChild: false; unreported: number };
 
 /** Where the child goes: a group of its own (sexton, tini), a session of its own, or sexton's group (dumb-init). */
 export const CHILD_SESSION = { ownGroup: 0, newSession: 1, sameGroup: 2 } as const;

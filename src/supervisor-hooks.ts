@@ -4,8 +4,11 @@
 export interface SupervisorHooks {
   /** The main child was reaped: return true to exit at once with its status (no grace period). */
   mainExited?(pid: number): boolean;
-  /** Each orphan reaped, once native.setReportOrphans(true) asked for them. */
-  orphanReaped?(pid: number): void;
+  /**
+   * Each orphan reaped, once native.setReportOrphans(true) asked for them; `unreported` more
+   * were reaped before it with no report of their own (JS had fallen behind).
+   */
+  orphanReaped?(pid: number, unreported: number): void;
   /** How a command that could not be executed is reported, and the status sexton exits with. */
   execFailure?(command: string, errno: number): { message: string; exitCode: number } | undefined;
 }

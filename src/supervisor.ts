@@ -244,7 +244,7 @@ export class Supervisor {
   }
 
   private onReap(event: ReapEvent): void {
-    if (event.kind === 'orphan-reaped') return this.hooks.orphanReaped?.(event.pid);
+    if (event.kind === 'orphan-reaped') return this.hooks.orphanReaped?.(event.pid, event.unreported);
     if (event.kind === 'no-children') return this.step({ kind: 'no-children' });
     this.catchUpOnStopSignals();  // a stop signal that killed it comes first, even if heard later
     this.mainExit = { exitCode: event.exitCode, signal: event.signal };

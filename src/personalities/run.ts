@@ -43,8 +43,9 @@ function runTini(argv: string[], native: Native): void {
   native.setReportOrphans(extra.warnOnReap || extra.verbosity >= DEBUG);
   new Supervisor(options, log, native, {
     mainExited: () => (sigchld(), exitsWithMainChild(process.env)),
-    orphanReaped: (pid) => {
+    orphanReaped: (pid, unreported) => {
       sigchld();
+      if (unreported > 0) log.warn(`${unreported} more zombie processes were reaped without a line each: the log fell behind the reaper`);
       if (extra.warnOnReap) log.warn(`Reaped zombie process with pid=${pid}`);
       else log.debug(`reaped orphan pid ${pid}`);
     },
