@@ -175,6 +175,11 @@ Napi::Value TrimMallocHeap(const Napi::CallbackInfo& info) {
   return Napi::Boolean::New(info.Env(), trim_malloc_heap());
 }
 
+Napi::Value ShareOneMallocArena(const Napi::CallbackInfo& info) {
+  share_one_malloc_arena();
+  return info.Env().Undefined();
+}
+
 Napi::Value CompactJsHeap(const Napi::CallbackInfo& info) {
   return Napi::Boolean::New(info.Env(), compact_js_heap());
 }
@@ -281,6 +286,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("releaseFilePages", Napi::Function::New(env, ReleaseFilePages));
   exports.Set("trimMallocHeap", Napi::Function::New(env, TrimMallocHeap));
   exports.Set("compactJsHeap", Napi::Function::New(env, CompactJsHeap));
+  exports.Set("shareOneMallocArena", Napi::Function::New(env, ShareOneMallocArena));
   exports.Set("watchOomEvents", Napi::Function::New(env, WatchOomEvents));
   exports.Set("setSignalAction", Napi::Function::New(env, SetSignalAction));
   exports.Set("setForwardToGroup", Napi::Function::New(env, SetForwardToGroup));

@@ -72,6 +72,12 @@ bool trim_malloc_heap() {
 #endif
 }
 
+void share_one_malloc_arena() {
+#ifdef __GLIBC__
+  mallopt(M_ARENA_MAX, 1);
+#endif
+}
+
 bool compact_js_heap() {
   // Looked up rather than linked: a Node-API addon must load on any Node, and one whose V8
   // lacks these (never seen; both have existed since V8 3) only loses the compaction. Both are

@@ -8,13 +8,15 @@
 import { loadNative, Native } from './native';
 import { requestedPersonality } from './personalities/detect';
 
-const TOOLS = new Set(['status', 'harness', 'scan']);
+const TOOLS = new Set(['status', 'harness', 'scan', 'code-cache']);
 
 function installEarly(): { native?: Native; error?: unknown } {
   if (TOOLS.has(process.argv[2]) && !requestedPersonality(process.argv, process.argv0, process.env)) return {};
   try {
     const native = loadNative();
     native.installSignalHandlers();
+    // Before the threads sexton starts (and V8's idle workers) first need an arena of their own.
+    native.shareOneMallocArena();
     return { native };
   } catch (error) {
     return { error };  // said by the CLI, with its exit code

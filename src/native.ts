@@ -85,6 +85,8 @@ export interface Native {
   releaseFilePages(): number;
   /** Gives back the malloc heaps' free pages (glibc's malloc_trim); whether any went back. */
   trimMallocHeap(): boolean;
+  /** Threads that need a malloc arena from now on share the main one (glibc's M_ARENA_MAX). */
+  shareOneMallocArena(): void;
   /** V8's most thorough GC (LowMemoryNotification), a few ms; false where V8 lacks it. */
   compactJsHeap(): boolean;
   /** Posts an 'oom' notice on each OOM kill in the memory cgroup at dir; 0 or errno. */

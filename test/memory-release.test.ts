@@ -82,4 +82,31 @@ describe('memory given back', () => {
     // 200,000 small objects and their strings: ~12 MiB of old generation.
     expect(before - after, `V8 heap ${before} bytes in use before, ${after} after`).toBeGreaterThan(8 * MiB * 1024);
   });
+
+  it('shareOneMallocArena: threads started after it share one malloc arena instead of ~one each', async () => {
+    // Six worker threads malloc at once; glibc's other arenas are heaps at 64 MiB-aligned
+    // addresses, counted in /proc/self/maps. Plain Node: ~10 more (measured); shared: at most 1.
+    const script = `
+      const native = require(${JSON.stringify(path.join(ROOT, 'build', 'Release', 'sexton.node'))});
+      if (process.argv[1] === 'share') native.shareOneMallocArena();
+      const { Worker } = require('worker_threads');
+      const heaps = () => require('fs').readFileSync('/proc/self/maps', 'utf8').split('\\n').filter((line) => {
+        const m = /^([0-9a-f]+)-[0-9a-f]+ rw\\S+ 00000000 00:00 0\\s*$/.exec(line);
+        return m && BigInt('0x' + m[1]) % (64n << 20n) === 0n;
+      }).length;
+      const before = heaps();
+      let exited = 0;
+      for (let i = 0; i < 6; i++) {
+        new Worker('const k = []; for (let i = 0; i < 20000; i++) { k.push(Buffer.alloc(5000)); if (k.length > 50) k.shift(); }', { eval: true })
+          .on('exit', () => { if (++exited === 6) console.log(heaps() - before); });
+      }
+    `;
+    const added = async (how: string) => {
+      const result = await execa(process.execPath, ['-e', script, how], { timeout: 20_000, reject: false });
+      expect(result.exitCode, result.stderr).toBe(0);
+      return Number(result.stdout);
+    };
+    expect(await added('plain'), 'arenas added without it: the count does not see arenas').toBeGreaterThanOrEqual(4);
+    expect(await added('share')).toBeLessThanOrEqual(1);
+  });
 });
