@@ -1,8 +1,8 @@
 // Bundles the init into one CommonJS file with no runtime dependencies: on Node 20 separate
 // modules and ESM each cost milliseconds of startup that PID 1 pays on every container start.
 // The init is dist/init.js, run by the `sexton` command dist/sexton.js (src/loader.ts) from the
-// code cache `sexton code-cache` trains (src/code-cache-train.ts); its first line is an id of its content, which the
-// cache repeats, so that a cache never meets another build's init.
+// code cache `sexton code-cache` trains (src/code-cache-train.ts); its first line is an id of its
+// content, which the cache repeats, so that a cache never meets another build's init.
 // The harness (library and `sexton harness`) and its workload program are bundles of their own,
 // loaded only when used, and so is the node-side scanner (`sexton scan`, dist/scan.js); the
 // package's main entry (src/index.ts) loads the harness bundle rather than a copy of it. Writes

@@ -48,15 +48,40 @@ function trainOnExit(out: string): void {
   };
 }
 
-export function codeCacheMain(argv: string[]): Promise<number> {
-  if (argv.length > 0) {
-    process.stderr.write(argv[0] === '--help' || argv[0] === '-h' ? `${CODE_CACHE_USAGE}\n` : `sexton code-cache: takes no arguments\n${CODE_CACHE_USAGE}\n`);
-    return Promise.resolve(argv[0] === '--help' || argv[0] === '-h' ? 0 : 64);
+const errorCode = (error: unknown) => (error as NodeJS.ErrnoException).code ?? String(error);
+
+function fail(why: string): number {
+  process.stderr.write(`sexton code-cache: ${why}; sexton runs without it (compiling at each start)\n`);
+  return 1;
+}
+
+/** After the training run: keeps the cache its preload wrote, or says why there is none. */
+function keep(out: string, code: number | null, signal: string | null, stderr: string): number {
+  try {
+    if (code !== 143) {
+      const last = stderr.trimEnd().split('\n').at(-1)?.slice(0, 200);
+      return fail(`the training run of sexton ended with ${code ?? signal}, not 143 (its child ended by TERM)${last ? `: ${JSON.stringify(last)}` : ''}`);
+    }
+    if (!existsSync(out)) return fail('the training run saved no cache (this V8 would not take its own back)');
+    renameSync(out, CACHE);
+    process.stdout.write(`sexton code-cache: saved ${CACHE} for node ${process.version} ${process.arch}\n`);
+    return 0;
+  } catch (error) {
+    return fail(`cannot save ${CACHE}: ${errorCode(error)}`);
+  } finally {
+    rmSync(out, { force: true });
   }
-  const fail = (why: string) => {
-    process.stderr.write(`sexton code-cache: ${why}; sexton runs without it (compiling at each start)\n`);
-    return 1;
-  };
+}
+
+export function codeCacheMain(argv: string[]): Promise<number> {
+  if (argv[0] === '--help' || argv[0] === '-h') {
+    process.stdout.write(`${CODE_CACHE_USAGE}\n`);
+    return Promise.resolve(0);
+  }
+  if (argv.length > 0) {
+    process.stderr.write(`sexton code-cache: takes no arguments\n${CODE_CACHE_USAGE}\n`);
+    return Promise.resolve(64);
+  }
   if (nodeCrc32() === undefined) {
     process.stderr.write(`sexton code-cache: node ${process.version} has no CRC-32 to check a cache with (20.15 and later have); sexton compiles at each start\n`);
     return Promise.resolve(0);
@@ -67,7 +92,7 @@ export function codeCacheMain(argv: string[]): Promise<number> {
     rmSync(CACHE, { force: true });  // the training run compiles from source
     scratch = mkdtempSync(path.join(os.tmpdir(), 'sexton-code-cache-'));
   } catch (error) {
-    return Promise.resolve(fail(`cannot replace ${CACHE}: ${(error as NodeJS.ErrnoException).code ?? error}`));
+    return Promise.resolve(fail(`cannot replace ${CACHE}: ${errorCode(error)}`));
   }
   const run = spawn(process.execPath, [
     '--require', __filename, path.join(__dirname, 'sexton.js'),
@@ -80,22 +105,14 @@ export function codeCacheMain(argv: string[]): Promise<number> {
   const term = setTimeout(() => run.kill('SIGTERM'), TERM_AFTER_MS);
   const giveUp = setTimeout(() => run.kill('SIGKILL'), RUN_TIMEOUT_MS);
   return new Promise((resolve) => {
-    run.on('close', (code, signal) => {
+    const done = (result: number) => {
       clearTimeout(term);
       clearTimeout(giveUp);
       rmSync(scratch, { recursive: true, force: true });
-      try {
-        if (code !== 143) return resolve(fail(`the training run of sexton ended with ${code ?? signal}, not 143 (its child ended by TERM)${stderr ? `:\n${stderr.trimEnd()}` : ''}`));
-        if (!existsSync(out)) return resolve(fail('the training run saved no cache (this V8 would not take its own back)'));
-        renameSync(out, CACHE);
-        process.stdout.write(`sexton code-cache: saved ${CACHE} for node ${process.version} ${process.arch}\n`);
-        resolve(0);
-      } catch (error) {
-        rmSync(out, { force: true });
-        resolve(fail(`cannot save ${CACHE}: ${(error as NodeJS.ErrnoException).code ?? error}`));
-      }
-    });
-    run.on('error', (error) => resolve(fail(`cannot start node: ${error.message}`)));
+      resolve(result);
+    };
+    run.on('close', (code, signal) => done(keep(out, code, signal, stderr)));
+    run.on('error', (error) => done(fail(`cannot start node: ${error.message}`)));
   });
 }
 
