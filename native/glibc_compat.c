@@ -3,7 +3,8 @@
 // they and our own code still reference glibc symbols, and the linker binds each reference to
 // the newest version the build machine's libc defines:
 //   - pthread_* got new versions (GLIBC_2.34) when libpthread was merged into libc, and
-//     pthread_sigmask one in 2.32. The functions did not change: bind to the base version.
+//     pthread_sigmask one in 2.32; so did dlsym when libdl was. The functions did not change:
+//     bind to the base version.
 //   - libstdc++ reads __libc_single_threaded (2.32), its random_device calls arc4random
 //     (2.36), libgcc's unwinder calls _dl_find_object (2.35). We define local replacements.
 // The definitions are hidden: every object of the addon (ours and the static libstdc++.a and
@@ -33,8 +34,9 @@
 #define HIDDEN __attribute__((visibility("hidden")))
 
 // `old_NAME` is an import of NAME@BASE_VERSION; NAME itself is our hidden forwarder. Before
-// glibc 2.34 these base versions live in libpthread.so.0, which every Node binary for such a
-// glibc loads; the dynamic loader matches a version by name in any loaded object.
+// glibc 2.34 these base versions live in libpthread.so.0 and libdl.so.2, which every Node
+// binary for such a glibc loads; the dynamic loader matches a version by name in any loaded
+// object.
 #define BASE(name) __asm__(".symver old_" #name ", " #name "@" BASE_VERSION)
 
 BASE(pthread_create);
@@ -47,6 +49,7 @@ BASE(pthread_getspecific);
 BASE(pthread_setspecific);
 BASE(pthread_sigmask);
 BASE(pthread_attr_setstacksize);
+BASE(dlsym);
 
 int old_pthread_create(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
 int old_pthread_join(pthread_t, void**);
@@ -58,6 +61,7 @@ void* old_pthread_getspecific(pthread_key_t);
 int old_pthread_setspecific(pthread_key_t, const void*);
 int old_pthread_sigmask(int, const sigset_t*, sigset_t*);
 int old_pthread_attr_setstacksize(pthread_attr_t*, size_t);
+void* old_dlsym(void*, const char*);
 
 HIDDEN int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*start)(void*), void* arg) {
   return old_pthread_create(thread, attr, start, arg);
@@ -82,6 +86,7 @@ HIDDEN int pthread_setspecific(pthread_key_t key, const void* value) { return ol
 #pragma GCC diagnostic pop
 HIDDEN int pthread_sigmask(int how, const sigset_t* set, sigset_t* old) { return old_pthread_sigmask(how, set, old); }
 HIDDEN int pthread_attr_setstacksize(pthread_attr_t* attr, size_t size) { return old_pthread_attr_setstacksize(attr, size); }
+HIDDEN void* dlsym(void* handle, const char* name) { return old_dlsym(handle, name); }
 
 // "Not known to be single-threaded": libstdc++ then always uses atomic reference counts,
 // which is what it did before glibc 2.32 offered this flag.
