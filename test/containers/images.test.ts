@@ -19,6 +19,16 @@ test('add-sexton: one V8 worker, so sexton is 6 tasks, not 9', async () => {
   expect(Number(stdout.trim())).toBe(6);
 });
 
+test("add-sexton: the build trained sexton's code cache with the node that runs it there", async () => {
+  // The head of dist/init.cache names the node binary that made it (src/code-cache.ts); the
+  // loader gives V8 the cache only when that is the node running it.
+  const script = 'head -2 /opt/sexton/lib/dist/init.cache | tail -1; /opt/sexton/bin/node -p "process.version + \' \' + process.arch + \' \' + require(\'fs\').statSync(process.execPath).size"';
+  const { stdout, exitCode } = await runToEnd(images().added, ['sh', '-c', script]);
+  expect(exitCode).toBe(0);
+  const [head, node] = stdout.split('\n');
+  expect(head).toBe(`// node ${node}`);
+});
+
 test('add-sexton: a shell app orphans 50 jobs, none stays a zombie; stop is prompt', async () => {
   const script = 'i=0; while [ $i -lt 50 ]; do (sleep 0.05 &); i=$((i+1)); done; echo made; sleep 60';
   const name = await start(images().added, ['sh', '-c', script]);
