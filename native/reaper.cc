@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -20,16 +21,20 @@ namespace {
 
 ReapListener* listener = nullptr;  // heap, never destroyed
 std::atomic<bool> report_orphans{false};
-std::atomic<int> orphan_reports_queued{0};
-std::atomic<unsigned> orphans_unreported{0};
+// Orphan reports queued for JS (high 32 bits) and orphans reaped with no report of their own
+// (low 32 bits), changed together: an orphan is counted unreported only while the queue is
+// full, so one of the reports then queued takes the count (orphan_report_taken). Two separate
+// counters could lose it between the reaper's "full" and its count.
+std::atomic<uint64_t> orphan_reports{0};
+constexpr uint64_t kOneQueued = uint64_t{1} << 32;
 
 void report_orphan(pid_t pid) {
-  if (orphan_reports_queued.fetch_add(1) >= kOrphanReportsQueued) {
-    orphan_reports_queued.fetch_sub(1);
-    orphans_unreported.fetch_add(1);
-    return;
-  }
-  (*listener)(ReapEvent{ReapEvent::kOrphanReaped, pid});
+  uint64_t now = orphan_reports.load();
+  bool room;
+  do {
+    room = (now >> 32) < kOrphanReportsQueued;
+  } while (!orphan_reports.compare_exchange_weak(now, room ? now + kOneQueued : now + 1));
+  if (room) (*listener)(ReapEvent{ReapEvent::kOrphanReaped, pid});
 }
 
 ReapEvent main_exit_event(pid_t pid, int status) {
@@ -187,10 +192,10 @@ void* reaper_loop(void*) {
 void set_report_orphans(bool on) { report_orphans.store(on); }
 
 unsigned orphan_report_taken() {
-  // Counted out before the count is taken: an orphan left unreported after this exchange found
-  // kOrphanReportsQueued reports still queued, and one of them takes it.
-  orphan_reports_queued.fetch_sub(1);
-  return orphans_unreported.exchange(0);
+  uint64_t now = orphan_reports.load();
+  while (!orphan_reports.compare_exchange_weak(now, (now & ~uint64_t{0xffffffff}) - kOneQueued)) {
+  }
+  return static_cast<unsigned>(now & 0xffffffff);
 }
 
 int start_reaper(ReapListener on_event) {

@@ -1,15 +1,13 @@
 // Bundles the init into one CommonJS file with no runtime dependencies: on Node 20 separate
 // modules and ESM each cost milliseconds of startup that PID 1 pays on every container start.
 // The init is dist/init.js, run by the `sexton` command dist/sexton.js (src/loader.ts) from the
-// code cache `sexton code-cache` trains (src/code-cache-train.ts); its first line is an id of its
-// content, which the cache repeats, so that a cache never meets another build's init.
+// code cache `sexton code-cache` trains (src/code-cache-train.ts).
 // The harness (library and `sexton harness`) and its workload program are bundles of their own,
 // loaded only when used, and so is the node-side scanner (`sexton scan`, dist/scan.js); the
 // package's main entry (src/index.ts) loads the harness bundle rather than a copy of it. Writes
 // the notices for every package bundled (scripts/notices.mjs).
 import { build } from 'esbuild';
-import { createHash } from 'node:crypto';
-import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, rmSync } from 'node:fs';
 import { writeNotices } from './notices.mjs';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
@@ -33,8 +31,6 @@ const results = await Promise.all([
   build({ ...common, entryPoints: ['src/scan/cli.ts'], outfile: 'dist/scan.js' }),
   build({ ...common, entryPoints: ['src/code-cache-train.ts'], outfile: 'dist/code-cache.js' }),
 ]);
-const init = readFileSync('dist/init.js', 'utf8');
-writeFileSync('dist/init.js', `// sexton init ${createHash('sha256').update(init).digest('hex').slice(0, 24)}\n${init}`);
 rmSync('dist/init.cache', { force: true });  // another build's; `sexton code-cache` makes this one's
 writeNotices(results.flatMap((result) => Object.keys(result.metafile.inputs)), 'dist/THIRD-PARTY-NOTICES.md');
 // Executable as npm's bin link makes it, so a link named tini or dumb-init to it runs as that tool.

@@ -8,5 +8,5 @@ const path = require('node:path');
 
 const sexton = path.join(__dirname, '..', 'dist', 'sexton.js');
 if (existsSync(path.join(__dirname, '..', 'dist', 'code-cache.js'))) {
-  spawnSync(process.execPath, [sexton, 'code-cache'], { stdio: 'inherit', timeout: 30_000 });
+  spawnSync(process.execPath, [sexton, 'code-cache'], { stdio: 'inherit', timeout: 180_000 });
 }

@@ -4,18 +4,24 @@
 // addon's exit, the bytecode of every function compiled so far is written out, if this V8 takes
 // it back. npm runs it at install; an image that installs with --ignore-scripts runs it itself.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Script } from 'node:vm';
-import { CompiledInit, INIT_SCRIPT, nodeCrc32, sealCache } from './code-cache';
+import { cacheHead, CompiledInit, INIT_SCRIPT, nodeCrc32, sealCache, thisNode } from './code-cache';
 
 const CACHE = path.join(__dirname, 'init.cache');
 /** Set in the training run's environment: where its preload writes the cache. */
 const OUT_VARIABLE = 'SEXTON_CODE_CACHE_OUT';
-/** Past the exporters' start (100 ms after the spawn), so that their code is in the cache too. */
-const TERM_AFTER_MS = 400;
-const RUN_TIMEOUT_MS = 10_000;
+/**
+ * The training run's child: it sends sexton the TERM itself, once it has run this long, which
+ * is past the exporters' start (100 ms after the spawn), so that their code is in the cache too.
+ * Timed by the child, not by this tool: under qemu (an arm64 image built on x64) node alone
+ * takes seconds to start.
+ */
+const CHILD = `setTimeout(() => process.kill(process.ppid, 'SIGTERM'), 400); setInterval(() => {}, 1000);`;
+/** A backstop, not a schedule: the run is over in well under a second where node is native. */
+const RUN_TIMEOUT_MS = 120_000;
 export const CODE_CACHE_USAGE = `Usage: sexton code-cache
 
 Compiles sexton's init with the node that runs this command and saves V8's bytecode next to it
@@ -36,10 +42,11 @@ function trainOnExit(out: string): void {
     loaded.exit = (code: number) => {
       const init = (globalThis as Record<symbol, CompiledInit | undefined>)[INIT_SCRIPT];
       const crc32 = nodeCrc32();
-      if (init?.head !== undefined && crc32 !== undefined) {
+      const node = thisNode();
+      if (init !== undefined && crc32 !== undefined && node !== undefined) {
         const data = init.script.createCachedData();
         // V8 says whether it would take these bytes back, without running them.
-        if (!new Script(init.wrapped, { filename: 'init.js', cachedData: data }).cachedDataRejected) writeFileSync(out, sealCache(init.head, data, crc32));
+        if (!new Script(init.wrapped, { filename: 'init.js', cachedData: data }).cachedDataRejected) writeFileSync(out, sealCache(cacheHead(init.source, node, crc32), data, crc32));
       }
       exit(code);
     };
@@ -89,24 +96,25 @@ export function codeCacheMain(argv: string[]): Promise<number> {
   const out = `${CACHE}.${process.pid}.tmp`;
   let scratch: string;
   try {
-    rmSync(CACHE, { force: true });  // the training run compiles from source
+    // A training run killed with its tool (SIGKILL gives no chance to clean up) leaves its file.
+    for (const name of readdirSync(__dirname)) if (/^init\.cache\.\d+\.tmp$/.test(name)) rmSync(path.join(__dirname, name), { force: true });
     scratch = mkdtempSync(path.join(os.tmpdir(), 'sexton-code-cache-'));
   } catch (error) {
-    return Promise.resolve(fail(`cannot replace ${CACHE}: ${errorCode(error)}`));
+    return Promise.resolve(fail(`cannot prepare the training run: ${errorCode(error)}`));
   }
   const run = spawn(process.execPath, [
     '--require', __filename, path.join(__dirname, 'sexton.js'),
+    // Ends with this tool, however it ends (npm's timeout, Ctrl-C).
+    '--pdeath', 'TERM',
     '--status-socket', `@sexton-code-cache.${process.pid}`, '--stats-file', path.join(scratch, 'stats.json'),
     // The child is this node: an install's PATH may have nothing else (no sleep).
-    '--', process.execPath, '-e', 'setInterval(() => {}, 1000)',
+    '--', process.execPath, '-e', CHILD,
   ], { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin', [OUT_VARIABLE]: out } });
   let stderr = '';
   run.stderr.on('data', (chunk) => (stderr += chunk));
-  const term = setTimeout(() => run.kill('SIGTERM'), TERM_AFTER_MS);
   const giveUp = setTimeout(() => run.kill('SIGKILL'), RUN_TIMEOUT_MS);
   return new Promise((resolve) => {
     const done = (result: number) => {
-      clearTimeout(term);
       clearTimeout(giveUp);
       rmSync(scratch, { recursive: true, force: true });
       resolve(result);

@@ -1,9 +1,12 @@
-// Which V8 code cache the init may run from (src/loader.ts). V8's own check is not enough: the
-// arm64 node v20.20.2 took the cache the x64 one made, and crashed; and V8 takes damaged bytes
-// too (no checksum outside debug builds) and dies in its deserializer. So a cache starts with a
-// head: the init's id line (written by scripts/bundle.mjs from its content), the node binary
-// that trained it, then the CRC-32 and length of the bytes after it. Only the same init on the
+// Which V8 code cache the init may run from (src/loader.ts). V8's own check is not enough: it
+// compares its version, its flags and the source's length, no more. The arm64 node v20.20.2
+// took the cache the x64 one made, and crashed; an init edited in place (same length) ran its
+// old bytecode; and V8 takes damaged bytes too (no checksum outside debug builds) and dies in
+// its deserializer. So a cache starts with a head: the CRC-32 of the init's source, the node
+// binary that trained it, then the CRC-32 and length of V8's bytes. Only the same init on the
 // same binary, with bytes that match their CRC, gets them.
+import { statSync } from 'node:fs';
+import { nodeBinding } from './node-binding';
 
 /** The node binary: its release, its architecture, and its size (glibc and musl builds differ). */
 export interface NodeBinary {
@@ -12,25 +15,32 @@ export interface NodeBinary {
   size: number;
 }
 
-export type Crc32 = (data: Uint8Array) => number;
+/** CRC-32 of bytes, or of a string's UTF-8. */
+export type Crc32 = (data: Uint8Array | string) => number;
 
 /** What the training run (src/code-cache-train.ts) finds the init the loader compiled under. */
 export const INIT_SCRIPT = Symbol.for('sexton.init-script');
 
 export interface CompiledInit {
   script: import('node:vm').Script;
+  source: string;
   wrapped: string;
-  head: string | undefined;
 }
 
-const INIT_ID = '// sexton init ';
 const CHECK_LINE = /^\/\/ crc32 (\d+) length (\d+)\n/;
 
-/** What a cache for `source` (dist/init.js) on `node` starts with; undefined without an id line. */
-export function cacheHead(source: string, node: NodeBinary): string | undefined {
-  const idLine = source.slice(0, source.indexOf('\n') + 1);
-  if (!idLine.startsWith(INIT_ID)) return undefined;
-  return `${idLine}// node ${node.version} ${node.arch} ${node.size}\n`;
+/** The node binary running this; undefined when it cannot be told from another (no stat). */
+export function thisNode(): NodeBinary | undefined {
+  try {
+    return { version: process.version, arch: process.arch, size: statSync(process.execPath).size };
+  } catch {
+    return undefined;
+  }
+}
+
+/** What a cache for the init `source` on `node` starts with. */
+export function cacheHead(source: string, node: NodeBinary, crc32: Crc32): string {
+  return `// sexton init crc32 ${crc32(source)}\n// node ${node.version} ${node.arch} ${node.size}\n`;
 }
 
 /** The cache file's bytes: the head, the check line, V8's bytes. */
@@ -39,8 +49,8 @@ export function sealCache(head: string, data: Buffer, crc32: Crc32): Buffer {
 }
 
 /** What V8 may be given: V8's bytes, if the cache starts with exactly `head` and they are whole. */
-export function cachedDataFor(cache: Buffer | undefined, head: string | undefined, crc32: Crc32 | undefined): Buffer | undefined {
-  if (cache === undefined || head === undefined || crc32 === undefined || cache.length <= head.length) return undefined;
+export function cachedDataFor(cache: Buffer | undefined, head: string | undefined, crc32: Crc32): Buffer | undefined {
+  if (cache === undefined || head === undefined || cache.length <= head.length) return undefined;
   if (cache.toString('latin1', 0, head.length) !== head) return undefined;
   const check = CHECK_LINE.exec(cache.toString('latin1', head.length, head.length + 64));
   if (!check) return undefined;
@@ -53,11 +63,6 @@ export function cachedDataFor(cache: Buffer | undefined, head: string | undefine
  * 2-3 ms and a crypto hash 0.4. Node releases without it (before 20.15) run without the cache.
  */
 export function nodeCrc32(): Crc32 | undefined {
-  try {
-    const zlib = (process as unknown as { binding(name: string): { crc32?: (data: Uint8Array, value: number) => number } }).binding('zlib');
-    const crc32 = zlib.crc32;
-    return typeof crc32 === 'function' ? (data) => crc32(data, 0) : undefined;
-  } catch {
-    return undefined;
-  }
+  const crc32 = nodeBinding<{ crc32?: (data: Uint8Array | string, value: number) => number }>('zlib')?.crc32;
+  return typeof crc32 === 'function' ? (data) => crc32(data, 0) : undefined;
 }

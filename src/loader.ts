@@ -4,11 +4,13 @@
 // each start and each function of the stop sequence on its first call: 3 ms of every container
 // start and 1 ms of every stop. Without a whole cache for this init and this node binary
 // (src/code-cache.ts), V8 compiles as usual.
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, writeSync } from 'node:fs';
 import { Script } from 'node:vm';
-import { cachedDataFor, cacheHead, CompiledInit, INIT_SCRIPT, nodeCrc32 } from './code-cache';
+import { cachedDataFor, cacheHead, CompiledInit, INIT_SCRIPT, nodeCrc32, thisNode } from './code-cache';
 
 const INIT = `${__dirname}/init.js`;
+/** START_FAILURE_EXIT (src/native.ts): sexton could not start, nothing ran. */
+const CANNOT_START = 1;
 
 function read(file: string): Buffer | undefined {
   try {
@@ -18,17 +20,18 @@ function read(file: string): Buffer | undefined {
   }
 }
 
-function headOf(source: string): string | undefined {
-  try {
-    return cacheHead(source, { version: process.version, arch: process.arch, size: statSync(process.execPath).size });
-  } catch {
-    return undefined;  // no way to tell this node from another
-  }
+let source: string;
+try {
+  source = readFileSync(INIT, 'utf8');
+} catch (error) {
+  writeSync(2, `sexton: cannot read ${INIT} (${(error as NodeJS.ErrnoException).code ?? error}); install sexton again\n`);
+  process.exit(CANNOT_START);
 }
-
-const wrapped = `(function (exports, require, module, __filename, __dirname) {${readFileSync(INIT, 'utf8')}\n})`;
-const head = headOf(wrapped.slice(wrapped.indexOf('{') + 1));
-const cachedData = head === undefined ? undefined : cachedDataFor(read(`${__dirname}/init.cache`), head, nodeCrc32());
+const cache = read(`${__dirname}/init.cache`);
+const crc32 = cache === undefined ? undefined : nodeCrc32();
+const node = crc32 === undefined ? undefined : thisNode();
+const cachedData = node === undefined || crc32 === undefined ? undefined : cachedDataFor(cache, cacheHead(source, node, crc32), crc32);
+const wrapped = `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
 const script = new Script(wrapped, { filename: INIT, cachedData });
-(globalThis as Record<symbol, CompiledInit>)[INIT_SCRIPT] = { script, wrapped, head };
+(globalThis as Record<symbol, CompiledInit>)[INIT_SCRIPT] = { script, source, wrapped };
 script.runInThisContext()(exports, require, module, INIT, __dirname);

@@ -7,6 +7,7 @@ import type { Socket } from 'node:net';
 import { errnoName } from '../command';
 import type { Logger } from '../log';
 import type { Native } from '../native';
+import { nodeBinding } from '../node-binding';
 import type { StatsSnapshot } from '../stats';
 
 /**
@@ -70,8 +71,9 @@ interface PipeHandle {
 
 function pipeServer(): PipeHandle {
   type PipeBinding = { Pipe: new (type: number) => PipeHandle; constants: { SERVER: number } };
-  const { Pipe, constants } = (process as unknown as { binding(name: 'pipe_wrap'): PipeBinding }).binding('pipe_wrap');
-  return new Pipe(constants.SERVER);
+  const binding = nodeBinding<PipeBinding>('pipe_wrap');
+  if (!binding) throw new Error("no binding 'pipe_wrap'");
+  return new binding.Pipe(binding.constants.SERVER);
 }
 
 /**

@@ -25,7 +25,7 @@ it(`tini -w as PID 1, ${ORPHANS} orphans dying at once: a line for some, the cou
   const log = path.join(fixtures.dir, 'stderr');
   try {
     const argv = ['/bin/sh', '-c', 'exec "$@" 2>"$0"', log, links.path('tini'), '-w', '--', fixtures.path('burst'), String(ORPHANS)];
-    const done = await (await runAsPid1(argv, { raw: true, timeoutMs: 60_000 })).done();
+    const done = await (await runAsPid1(argv, { raw: true, timeoutMs: 50_000 })).done();
     const stderr = readFileSync(log, 'utf8');
     expect(done.stdout, stderr.slice(-2000)).toContain(`killed ${ORPHANS}`);
     expect(done.exitCode).toBe(0);
