@@ -15,7 +15,8 @@ function installEarly(): { native?: Native; error?: unknown } {
   try {
     const native = loadNative();
     native.installSignalHandlers();
-    // Before the threads sexton starts (and V8's idle workers) first need an arena of their own.
+    // Now, before sexton's own threads and V8's workers that have not allocated yet take an
+    // arena each (native/memory.h).
     native.shareOneMallocArena();
     return { native };
   } catch (error) {

@@ -150,7 +150,7 @@ export class MemoryGuard {
     this.log.warn(`the OOM killer ended a process in sexton's memory cgroup${of}; ${kills ?? '?'} OOM kill(s) so far`, { oomKills: kills });
   }
 
-  /** Gives back the file pages sexton is not using (about 3 ms: not on the start path). */
+  /** Gives back the memory sexton is not using (about 3 ms, 10-14 with a compaction: not on the start path). */
   releaseNow(): void {
     this.compactJsHeapNowAndThen();
     this.native.releaseFilePages();
