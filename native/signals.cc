@@ -113,7 +113,12 @@ void forward_signal(int sig, siginfo_t* info, void* context) {
       pending.fetch_or(uint64_t{1} << (sig - 1));
       result = kNoChildYet;
       // The child may have been registered meanwhile, after spawn flushed the pending bits.
-      if (main_child().target_pid.load() > 0) forward_pending_signals();
+      // Then it has the signal now, from this flush or from spawn's: JS must not hear "no child"
+      // (a HUP sent on the child's first output, before spawn had stored its pid, was logged so).
+      if (main_child().target_pid.load() > 0) {
+        forward_pending_signals();
+        result = 0;
+      }
     } else {
       result = forward(action);
     }
