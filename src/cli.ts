@@ -10,6 +10,7 @@ import { requestedPersonality } from './personalities/detect';
 import { runPersonality } from './personalities/run';
 import { statusMain } from './status-command';
 import { Supervisor } from './supervisor';
+import { TOOL_BUNDLES } from './tools';
 
 declare const SEXTON_VERSION: string;
 
@@ -21,22 +22,10 @@ function write(fd: number, text: string): void {
   }
 }
 
-/** `sexton harness …` is a tool, not the init: it loads on demand and may use child_process. */
-function runHarness(argv: string[]): void {
-  const harness = require(require('node:path').join(__dirname, 'harness.js')) as { harnessMain(argv: string[]): Promise<number> };
-  harness.harnessMain(argv).then((code) => process.exit(code));
-}
-
-/** `sexton scan …` is a node-side tool, not the init: a bundle of its own, loaded on demand. */
-function runScan(argv: string[]): void {
-  const scan = require(require('node:path').join(__dirname, 'scan.js')) as { scanMain(argv: string[]): Promise<number> };
-  scan.scanMain(argv).then((code) => process.exit(code));
-}
-
-/** `sexton code-cache` trains the init's V8 code cache: a tool with a bundle of its own. */
-function runCodeCache(argv: string[]): void {
-  const codeCache = require(require('node:path').join(__dirname, 'code-cache.js')) as { codeCacheMain(argv: string[]): Promise<number> };
-  codeCache.codeCacheMain(argv).then((code) => process.exit(code));
+/** A tool with a bundle of its own (src/tools.ts): loaded now, its exit status is sexton's. */
+function runTool([file, main]: [string, string], argv: string[]): void {
+  const tool = require(require('node:path').join(__dirname, file)) as Record<string, (argv: string[]) => Promise<number>>;
+  tool[main](argv).then((code) => process.exit(code));
 }
 
 function runInit(argv: string[]): void {
@@ -57,9 +46,8 @@ function runInit(argv: string[]): void {
 export function main(argv: string[]): void {
   const personality = requestedPersonality(process.argv, process.argv0, process.env);  // tini, dumb-init
   if (personality !== undefined) return runPersonality(personality, argv);
-  if (argv[0] === 'harness') return runHarness(argv.slice(1));
-  if (argv[0] === 'scan') return runScan(argv.slice(1));
-  if (argv[0] === 'code-cache') return runCodeCache(argv.slice(1));
+  const tool = TOOL_BUNDLES.get(argv[0]);
+  if (tool) return runTool(tool, argv.slice(1));
   if (argv[0] === 'status') {
     statusMain(argv.slice(1), process.env).then((code) => process.exit(code));
     return;

@@ -7,11 +7,10 @@
 // docs/operations.md gives its size.
 import { loadNative, Native } from './native';
 import { requestedPersonality } from './personalities/detect';
-
-const TOOLS = new Set(['status', 'harness', 'scan', 'code-cache']);
+import { isTool } from './tools';
 
 function installEarly(): { native?: Native; error?: unknown } {
-  if (TOOLS.has(process.argv[2]) && !requestedPersonality(process.argv, process.argv0, process.env)) return {};
+  if (isTool(process.argv[2]) && !requestedPersonality(process.argv, process.argv0, process.env)) return {};
   try {
     const native = loadNative();
     native.installSignalHandlers();

@@ -47,5 +47,5 @@ test("the init's bundle carries no scanner: dist/scan.js is loaded only by `sext
     expect(scanner).toContain(marker);
     expect(init).not.toContain(marker);
   }
-  expect(init).toMatch(/join\(__dirname, "scan\.js"\)/);
+  expect(init).toMatch(/\["scan\.js", "scanMain"\]/);  // src/tools.ts: loaded from dist/ when asked for
 });
