@@ -4,11 +4,11 @@
 // addon's exit, the bytecode of every function compiled so far is written out, if this V8 takes
 // it back. npm runs it at install; an image that installs with --ignore-scripts runs it itself.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Script } from 'node:vm';
-import { cacheHead, CompiledInit, INIT_SCRIPT, nodeCrc32, sealCache, thisNode } from './code-cache';
+import { cacheHead, INIT_SCRIPT, nodeCrc32, sealCache, thisNode, wrapInit } from './code-cache';
 
 const CACHE = path.join(__dirname, 'init.cache');
 /** Set in the training run's environment: where its preload writes the cache. */
@@ -40,13 +40,14 @@ function trainOnExit(out: string): void {
     if (!request.endsWith('.node') || loaded.__trains || typeof loaded.exit !== 'function') return loaded;
     const exit = loaded.exit;
     loaded.exit = (code: number) => {
-      const init = (globalThis as Record<symbol, CompiledInit | undefined>)[INIT_SCRIPT];
+      const script = (globalThis as Record<symbol, Script | undefined>)[INIT_SCRIPT];
       const crc32 = nodeCrc32();
       const node = thisNode();
-      if (init !== undefined && crc32 !== undefined && node !== undefined) {
-        const data = init.script.createCachedData();
+      if (script !== undefined && crc32 !== undefined && node !== undefined) {
+        const data = script.createCachedData();
+        const source = readFileSync(path.join(__dirname, 'init.js'), 'utf8');
         // V8 says whether it would take these bytes back, without running them.
-        if (!new Script(init.wrapped, { filename: 'init.js', cachedData: data }).cachedDataRejected) writeFileSync(out, sealCache(cacheHead(init.source, node, crc32), data, crc32));
+        if (!new Script(wrapInit(source), { filename: 'init.js', cachedData: data }).cachedDataRejected) writeFileSync(out, sealCache(cacheHead(source, node, crc32), data, crc32));
       }
       exit(code);
     };

@@ -18,13 +18,12 @@ export interface NodeBinary {
 /** CRC-32 of bytes, or of a string's UTF-8. */
 export type Crc32 = (data: Uint8Array | string) => number;
 
-/** What the training run (src/code-cache-train.ts) finds the init the loader compiled under. */
+/** What the training run (src/code-cache-train.ts) finds the init's compiled Script under. */
 export const INIT_SCRIPT = Symbol.for('sexton.init-script');
 
-export interface CompiledInit {
-  script: import('node:vm').Script;
-  source: string;
-  wrapped: string;
+/** The init's source as the loader compiles it: a CommonJS module's function. */
+export function wrapInit(source: string): string {
+  return `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
 }
 
 const CHECK_LINE = /^\/\/ crc32 (\d+) length (\d+)\n/;

@@ -6,7 +6,7 @@
 // (src/code-cache.ts), V8 compiles as usual.
 import { readFileSync, writeSync } from 'node:fs';
 import { Script } from 'node:vm';
-import { cachedDataFor, cacheHead, CompiledInit, INIT_SCRIPT, nodeCrc32, thisNode } from './code-cache';
+import { cachedDataFor, cacheHead, INIT_SCRIPT, nodeCrc32, thisNode, wrapInit } from './code-cache';
 
 const INIT = `${__dirname}/init.js`;
 /** START_FAILURE_EXIT (src/native.ts): sexton could not start, nothing ran. */
@@ -31,7 +31,6 @@ const cache = read(`${__dirname}/init.cache`);
 const crc32 = cache === undefined ? undefined : nodeCrc32();
 const node = crc32 === undefined ? undefined : thisNode();
 const cachedData = node === undefined || crc32 === undefined ? undefined : cachedDataFor(cache, cacheHead(source, node, crc32), crc32);
-const wrapped = `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
-const script = new Script(wrapped, { filename: INIT, cachedData });
-(globalThis as Record<symbol, CompiledInit>)[INIT_SCRIPT] = { script, source, wrapped };
+const script = new Script(wrapInit(source), { filename: INIT, cachedData });
+(globalThis as Record<symbol, Script>)[INIT_SCRIPT] = script;
 script.runInThisContext()(exports, require, module, INIT, __dirname);

@@ -22,7 +22,7 @@ beforeAll(() => {
   report = path.join(scratch, 'cache-report.cjs');
   writeFileSync(report, `
     Object.defineProperty(globalThis, Symbol.for('sexton.init-script'), {
-      set(init) { require('fs').writeSync(2, 'code cache ' + (init.script.cachedDataRejected === undefined ? 'none' : 'given, rejected: ' + init.script.cachedDataRejected) + '\\n'); },
+      set(script) { require('fs').writeSync(2, 'code cache ' + (script.cachedDataRejected === undefined ? 'none' : 'given, rejected: ' + script.cachedDataRejected) + '\\n'); },
     });
   `);
 });
