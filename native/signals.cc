@@ -115,10 +115,7 @@ void forward_signal(int sig, siginfo_t* info, void* context) {
       // The child may have been registered meanwhile, after spawn flushed the pending bits.
       // Then it has the signal now, from this flush or from spawn's: JS must not hear "no child"
       // (a HUP sent on the child's first output, before spawn had stored its pid, was logged so).
-      if (main_child().target_pid.load() > 0) {
-        forward_pending_signals();
-        result = 0;
-      }
+      if (main_child().target_pid.load() > 0) result = forward_pending_signals(sig);
     } else {
       result = forward(action);
     }
@@ -189,13 +186,17 @@ void set_signal_notify(int signal, bool on) {
 
 void set_forward_to_group(bool group) { to_group.store(group); }
 
-void forward_pending_signals() {
+int forward_pending_signals(int watched) {
   uint64_t bits = pending.exchange(0);
+  int watched_result = 0;
   for (int sig = 1; sig < kMaxSignal; sig++) {
     if (!(bits & (uint64_t{1} << (sig - 1)))) continue;
     int action = actions[sig].load();
-    if (action > 0) forward(action);
+    if (action <= 0) continue;
+    int result = forward(action);
+    if (sig == watched) watched_result = result;
   }
+  return watched_result;
 }
 
 int signal_main_child(int signal) { return forward(signal); }

@@ -31,8 +31,9 @@ void set_signal_action(int signal, int action);
 void set_signal_notify(int signal, bool on);
 void set_forward_to_group(bool group);
 
-// Delivers signals that arrived before the main child existed; call after spawn.
-void forward_pending_signals();
+// Delivers signals that arrived before the main child existed; call after spawn. Returns the
+// errno of forwarding `watched` if this call forwarded it, else 0 (another flush took it first).
+int forward_pending_signals(int watched = 0);
 
 // Forwards a signal to the main child (or its group) as the handler would, counting it.
 int signal_main_child(int signal);
