@@ -37,13 +37,15 @@ function packageCopy(): { sexton: string; cache: string } {
   return { sexton: path.join(root, 'dist', 'sexton.js'), cache: path.join(root, 'dist', 'init.cache') };
 }
 
-const trainCache = (sexton: string) =>
-  execa(process.execPath, [sexton, 'code-cache'], { reject: false, timeout: 30_000, env: { PATH: process.env.PATH as string } });
+const PATH_ONLY = { PATH: process.env.PATH as string };
+
+const trainCache = (sexton: string, env: Record<string, string> = PATH_ONLY) =>
+  execa(process.execPath, [sexton, 'code-cache'], { reject: false, timeout: 30_000, env, extendEnv: false });
 
 /** sexton from `sexton` as PID 1 (node run with nodeFlags) with a child that exits 7. */
-async function runWithReport(sexton: string, nodeFlags: string[] = []) {
+async function runWithReport(sexton: string, nodeFlags: string[] = [], env: Record<string, string> = {}) {
   const argv = [process.execPath, ...nodeFlags, '--require', report, sexton, '--', 'sh', '-c', 'exit 7'];
-  const done = await (await runAsPid1(argv, { raw: true })).done();
+  const done = await (await runAsPid1(argv, { raw: true, env })).done();
   expect(done.exitCode, done.stderr).toBe(7);
   return done.stderr;
 }
@@ -61,6 +63,17 @@ describe('sexton code-cache', () => {
     expect(await runWithReport(pkg.sexton)).toContain('code cache given, rejected: false');
     // images/add-sexton's ENTRYPOINT: a Node option, not a V8 flag, so V8 still takes it.
     expect(await runWithReport(pkg.sexton, ['--v8-pool-size=1'])).toContain('code cache given, rejected: false');
+  });
+
+  it('is trained under the NODE_OPTIONS it is run with: V8 refuses a cache made under other V8 flags', async () => {
+    const pkg = packageCopy();
+    // What app images set for the app, and sexton as PID 1 gets too.
+    const appFlags = { ...PATH_ONLY, NODE_OPTIONS: '--max-old-space-size=256' };
+    expect((await trainCache(pkg.sexton)).exitCode).toBe(0);
+    expect(await runWithReport(pkg.sexton, [], appFlags)).toContain('code cache given, rejected: true');
+    const trained = await trainCache(pkg.sexton, appFlags);
+    expect(trained.exitCode, trained.stderr).toBe(0);
+    expect(await runWithReport(pkg.sexton, [], appFlags)).toContain('code cache given, rejected: false');
   });
 
   it('damaged bytes in the cache: sexton as PID 1 compiles as usual and runs its child', async () => {
