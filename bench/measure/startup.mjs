@@ -1,12 +1,18 @@
 // Startup: how much later `INIT /bin/true` ends than `/bin/true` alone, both run as PID 1 of a
 // fresh namespace. Each round times every command once, in a rotating order, and subtracts that
 // round's /bin/true: the namespace, unshare and spawnSync costs cancel, and noise hits both
-// sides of each pair alike. Bare `node -e 0` is measured the same way: it is Node's floor.
+// sides of each pair alike. Bare `node -e 0` is measured the same way: it is Node's floor; so is
+// a Node init of sexton's addon alone, the floor of any init built on it.
 import { spawnSync } from 'node:child_process';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { msBetween, now, PID1_ENV, UNSHARE } from '../lib/pid1.mjs';
 import { median, rotate } from '../lib/stats.mjs';
 
 export const NODE_FLOOR = 'node -e 0';
+/** A Node init of sexton's addon alone (addon-init.cjs): what sexton's start adds is its own. */
+export const ADDON_FLOOR = 'node + the addon alone';
+const ADDON_INIT = path.join(path.dirname(fileURLToPath(import.meta.url)), 'addon-init.cjs');
 
 function timeAsPid1(argv) {
   const started = now();
@@ -20,6 +26,7 @@ export async function measureStartup(candidates, { rounds }) {
   const alone = { name: 'true', argv: ['/bin/true'] };
   const timed = [
     { name: NODE_FLOOR, argv: [process.execPath, '-e', '0'] },
+    { name: ADDON_FLOOR, argv: [process.execPath, ADDON_INIT, '/bin/true'] },
     ...candidates.map((c) => ({ name: c.name, argv: c.argv(['/bin/true']) })),
   ];
   const entries = [alone, ...timed];
@@ -36,6 +43,7 @@ export async function measureStartup(candidates, { rounds }) {
     rounds,
     trueMs: median(aloneMs),
     floorMs: median(extra.get(NODE_FLOOR)),
+    addonFloorMs: median(extra.get(ADDON_FLOOR)),
     ms: Object.fromEntries(candidates.map((c) => [c.name, median(extra.get(c.name))])),
   };
 }
