@@ -79,16 +79,21 @@ int forward(int sig) {
   return result;
 }
 
-// JS hears of a signal when policy asked to, when policy must act (kNotifyOnly), or when the
-// forward failed for a reason other than "no child yet / any more".
-void tell_js(int sig, int action, const siginfo_t* info, int result) {
-  if (!notify[sig].load() && action != kNotifyOnly && (result == 0 || result == ESRCH || result == kNoChildYet)) return;
+void post_signal_notice(int sig, int action, pid_t sender, int result) {
   Notice notice{Notice::kSignal};
   notice.signal = sig;
   notice.action = action;
-  notice.sender = info->si_pid;
+  notice.sender = sender;
   notice.result = result;
   post_notice(notice);
+}
+
+bool failed(int result) { return result != 0 && result != ESRCH && result != kNoChildYet; }
+
+// JS hears of a signal when policy asked to, when policy must act (kNotifyOnly), or when the
+// forward failed for a reason other than "no child yet / any more".
+void tell_js(int sig, int action, const siginfo_t* info, int result) {
+  if (notify[sig].load() || action == kNotifyOnly || failed(result)) post_signal_notice(sig, action, info->si_pid, result);
 }
 
 void forward_signal(int sig, siginfo_t* info, void* context) {
@@ -194,7 +199,11 @@ int forward_pending_signals(int watched) {
     int action = actions[sig].load();
     if (action <= 0) continue;
     int result = forward(action);
-    if (sig == watched) watched_result = result;
+    if (sig == watched) {
+      watched_result = result;  // the handler that asked tells JS itself
+    } else if (failed(result)) {
+      post_signal_notice(sig, action, 0, result);  // a failure JS would not hear of otherwise
+    }
   }
   return watched_result;
 }

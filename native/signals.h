@@ -32,7 +32,8 @@ void set_signal_notify(int signal, bool on);
 void set_forward_to_group(bool group);
 
 // Delivers signals that arrived before the main child existed; call after spawn. Returns the
-// errno of forwarding `watched` if this call forwarded it, else 0 (another flush took it first).
+// errno of forwarding `watched` if this call forwarded it, else 0 (another flush took it
+// first); a failed forward of any other signal is posted to JS as a notice.
 int forward_pending_signals(int watched = 0);
 
 // Forwards a signal to the main child (or its group) as the handler would, counting it.

@@ -9,6 +9,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Script } from 'node:vm';
 import { cacheHead, INIT_SCRIPT, nodeCrc32, sealCache, thisNode, wrapInit } from './code-cache';
+import { nodeOptionsOfInit } from './node-options';
+import { quote } from './quote';
 
 const CACHE = path.join(__dirname, 'init.cache');
 /** Set in the training run's environment: where its preload writes the cache. */
@@ -27,19 +29,11 @@ export const CODE_CACHE_USAGE = `Usage: sexton code-cache
 Compiles sexton's init with the node that runs this command and saves V8's bytecode next to it
 (${CACHE}), so that each start of sexton on this node binary skips ~3 ms of compiling.
 Run it where the node that will run sexton is, e.g. in the image, after installing sexton,
-with the NODE_OPTIONS sexton will start with: V8 takes no cache made under other V8 flags.
+with the NODE_OPTIONS sexton will start with: V8 takes no cache made under other V8 flags
+(options that load code into sexton, such as --require, are left out: sexton sheds them).
 Exit status: 0 saved, or this node cannot use a cache (Node before 20.15: the line says so);
 1 not saved (the line says why); 64 bad usage.`;
 
-/**
- * The training run's environment: PATH, where to write, and NODE_OPTIONS as the init will get
- * it. V8 refuses a cache made under other V8 flags (a --max-old-space-size for the app is
- * enough) and then compiles as if there were none, so the cache must be made under the same.
- */
-function trainingEnv(out: string): NodeJS.ProcessEnv {
-  const { PATH = '/usr/bin:/bin', NODE_OPTIONS } = process.env;
-  return { PATH, [OUT_VARIABLE]: out, ...(NODE_OPTIONS === undefined ? {} : { NODE_OPTIONS }) };
-}
 
 /** In the training run: saves the cache when the init leaves (it always leaves by the addon's exit). */
 function trainOnExit(out: string): void {
@@ -75,7 +69,7 @@ function fail(why: string): number {
 }
 
 /** After the training run: keeps the cache its preload wrote, or says why there is none. */
-function keep(out: string, code: number | null, signal: string | null, stderr: string): number {
+function keep(out: string, nodeOptions: string | undefined, code: number | null, signal: string | null, stderr: string): number {
   try {
     if (code !== 143) {
       const last = stderr.trimEnd().split('\n').at(-1)?.slice(0, 200);
@@ -83,7 +77,8 @@ function keep(out: string, code: number | null, signal: string | null, stderr: s
     }
     if (!existsSync(out)) return fail('the training run saved no cache (this V8 would not take its own back)');
     renameSync(out, CACHE);
-    process.stdout.write(`sexton code-cache: saved ${CACHE} for node ${process.version} ${process.arch}\n`);
+    const under = nodeOptions === undefined ? '' : ` under NODE_OPTIONS=${quote(nodeOptions)}`;
+    process.stdout.write(`sexton code-cache: saved ${CACHE} for node ${process.version} ${process.arch}${under}\n`);
     return 0;
   } catch (error) {
     return fail(`cannot save ${CACHE}: ${errorCode(error)}`);
@@ -114,6 +109,9 @@ export function codeCacheMain(argv: string[]): Promise<number> {
   } catch (error) {
     return Promise.resolve(fail(`cannot prepare the training run: ${errorCode(error)}`));
   }
+  // V8 refuses a cache made under other V8 flags (an app's --max-old-space-size is enough) and
+  // compiles as if there were none: the training run gets the NODE_OPTIONS the init will run with.
+  const nodeOptions = nodeOptionsOfInit(process.env.NODE_OPTIONS);
   const run = spawn(process.execPath, [
     '--require', __filename, path.join(__dirname, 'sexton.js'),
     // Ends with this tool, however it ends (npm's timeout, Ctrl-C).
@@ -121,7 +119,7 @@ export function codeCacheMain(argv: string[]): Promise<number> {
     '--status-socket', `@sexton-code-cache.${process.pid}`, '--stats-file', path.join(scratch, 'stats.json'),
     // The child is this node: an install's PATH may have nothing else (no sleep).
     '--', process.execPath, '-e', CHILD,
-  ], { stdio: ['ignore', 'ignore', 'pipe'], env: trainingEnv(out) });
+  ], { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin', [OUT_VARIABLE]: out, NODE_OPTIONS: nodeOptions } });
   let stderr = '';
   run.stderr.on('data', (chunk) => (stderr += chunk));
   const giveUp = setTimeout(() => run.kill('SIGKILL'), RUN_TIMEOUT_MS);
@@ -131,7 +129,7 @@ export function codeCacheMain(argv: string[]): Promise<number> {
       rmSync(scratch, { recursive: true, force: true });
       resolve(result);
     };
-    run.on('close', (code, signal) => done(keep(out, code, signal, stderr)));
+    run.on('close', (code, signal) => done(keep(out, nodeOptions, code, signal, stderr)));
     run.on('error', (error) => done(fail(`cannot start node: ${error.message}`)));
   });
 }

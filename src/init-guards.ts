@@ -3,6 +3,7 @@
 import { errnoName } from './command';
 import type { Logger } from './log';
 import type { Native } from './native';
+import { putsCodeInPid1 } from './node-options';
 import { ownWords } from './procfs';
 
 /**
@@ -39,8 +40,6 @@ export function keepInitAlive(log: Logger): void {
   process.on('unhandledRejection', (reason) => log.error(`internal error (sexton keeps running): ${reason}`));
 }
 
-/** Node options that put code into the process: a preload, a loader, an inspector. */
-const CODE_IN_PID1 = /(?:^|\s)(?:-r|--require|--import|--loader|--experimental-loader|--inspect[\w-]*)(?=[\s=]|$)/;
 const APP_NODE_OPTIONS = 'SEXTON_APP_NODE_OPTIONS';
 
 /**
@@ -57,7 +56,7 @@ export function shedNodeOptions(log: Logger, native: Native): void {
     return;
   }
   const options = process.env.NODE_OPTIONS;
-  if (!options || !CODE_IN_PID1.test(options)) return;
+  if (!putsCodeInPid1(options)) return;
   // The bytes the kernel holds, where /proc has them: Node's decoded copies lose what is not UTF-8.
   const rawEnv = ownWords('environ');
   const env: (string | Buffer)[] = rawEnv

@@ -73,7 +73,22 @@ describe('sexton code-cache', () => {
     expect(await runWithReport(pkg.sexton, [], appFlags)).toContain('code cache given, rejected: true');
     const trained = await trainCache(pkg.sexton, appFlags);
     expect(trained.exitCode, trained.stderr).toBe(0);
+    expect(trained.stdout).toBe(`sexton code-cache: saved ${pkg.cache} for node ${process.version} ${process.arch} under NODE_OPTIONS='--max-old-space-size=256'`);
     expect(await runWithReport(pkg.sexton, [], appFlags)).toContain('code cache given, rejected: false');
+  });
+
+  it('trains with no NODE_OPTIONS when they hold a preload: sexton sheds them all, V8 flags too', async () => {
+    const pkg = packageCopy();
+    // An APM-like preload that outlives a TERM: in the training run's child it would keep the
+    // run from ending by TERM. sexton sheds it, so the init runs with no NODE_OPTIONS at all.
+    const preload = path.join(scratch, 'ignores-term.cjs');
+    writeFileSync(preload, "process.on('SIGTERM', () => {});\n");
+    const env = { ...PATH_ONLY, NODE_OPTIONS: `--require ${preload} --max-old-space-size=256` };
+    const trained = await trainCache(pkg.sexton, env);
+    expect(trained.exitCode, trained.stderr).toBe(0);
+    expect(trained.stdout).toBe(`sexton code-cache: saved ${pkg.cache} for node ${process.version} ${process.arch}`);
+    // Started under it, sexton runs again without it (the second report) and from the cache.
+    expect(await runWithReport(pkg.sexton, [], env)).toMatch(/rejected: true\ncode cache given, rejected: false\n/);
   });
 
   it('damaged bytes in the cache: sexton as PID 1 compiles as usual and runs its child', async () => {
