@@ -21,9 +21,18 @@ const dir = mkdtempSync(path.join(os.tmpdir(), 'sexton-probe-'));
 const sender = path.join(dir, 'signal-sender');
 execFileSync('cc', ['-O2', '-Wall', '-o', sender, path.join(here, 'signal-sender.c')]);
 const forwarder = path.join(dir, 'forwarder');
-execFileSync('cc', ['-O2', '-Wall', '-o', forwarder, path.join(here, 'forwarder.c')]);
-/** The C floor of each design (bench/probes/forwarder.c). */
-const cInits = ['handler', 'sigwait'].map((how) => ({ name: `C ${how}`, argv: (command) => [forwarder, `--${how}`, '--', ...command] }));
+execFileSync('cc', ['-O2', '-Wall', '-pthread', '-o', forwarder, path.join(here, 'forwarder.c')]);
+/**
+ * The C floor of each design (bench/probes/forwarder.c), and the handler design shaped like
+ * sexton: as many threads (9), the handler on one of its own, 12 MiB written (sexton's VmRSS).
+ */
+const cInits = [
+  ...['handler', 'sigwait'].map((how) => ({ name: `C ${how}`, argv: (command) => [forwarder, `--${how}`, '--', ...command] })),
+  { name: 'C handler sexton-sized', argv: (command) => [forwarder, '--handler', '--threads', '7', '--touch', '12', '--', ...command] },
+  // Each half of that shape alone.
+  { name: 'C handler 9 threads', argv: (command) => [forwarder, '--handler', '--threads', '7', '--', ...command] },
+  { name: 'C handler 12 MiB', argv: (command) => [forwarder, '--handler', '--touch', '12', '--', ...command] },
+];
 const child = compileChild();
 
 function cSender(candidate, extra) {
