@@ -5,7 +5,7 @@ import { checkDescriptorRoom, descriptorsNeeded } from './descriptors';
 import { disableChildProcess, keepInitAlive, shedNodeOptions } from './init-guards';
 import { Logger } from './log';
 import { AddonLoadError, Native, START_FAILURE_EXIT, StartError } from './native';
-import { parseArgs, USAGE, USAGE_EXIT, UsageError } from './options';
+import { parseArgs, usage, USAGE_EXIT, UsageError } from './options';
 import { requestedPersonality } from './personalities/detect';
 import { runPersonality } from './personalities/run';
 import { statusMain } from './status-command';
@@ -33,7 +33,7 @@ function runInit(argv: string[]): void {
   const native = early.native as Native;
   disableChildProcess();
   const request = parseArgs(argv, process.env);
-  if (request.kind === 'help') return write(1, `${USAGE}\n`);
+  if (request.kind === 'help') return write(1, `${usage()}\n`);
   if (request.kind === 'version') return write(1, `sexton ${SEXTON_VERSION}\n`);
   checkDescriptorRoom(descriptorsNeeded(request.options));
   native.openLogSink(2);

@@ -1,6 +1,6 @@
 // What sexton needs to know about the command before and after it tries to run it.
 import { closeSync, openSync, readSync } from 'node:fs';
-import { constants } from 'node:os';
+import { constants } from './os-constants';
 import { ownWords } from './procfs';
 import { quote } from './quote';
 

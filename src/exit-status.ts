@@ -1,6 +1,6 @@
 // The status sexton exits with: the main child's, as a shell reports it, after --remap-exit,
 // and under --strict a failure when the child succeeded but its processes leaked.
-import { constants } from 'node:os';
+import { constants } from './os-constants';
 import type { ZombieGroup } from './procfs';
 
 /** Exit status under --strict when the child succeeded but leaked; documented in the README. */

@@ -1,5 +1,5 @@
 // The processes sexton answers for, found through /proc and signalled without racing pid reuse.
-import { constants } from 'node:os';
+import { constants } from './os-constants';
 import type { Logger } from './log';
 import type { Native } from './native';
 import { commandOf, describeState, descendantsOf, listProcesses, ProcessInfo, ZombieGroup, zombiesByParent } from './procfs';

@@ -1,5 +1,5 @@
 // Signal names and numbers: "TERM", "SIGTERM", "15", "RTMIN+3", "SIGRTMAX-1".
-import { constants } from 'node:os';
+import { constants } from './os-constants';
 import { libcOf } from './libc';
 
 const standard = constants.signals as Record<string, number>;

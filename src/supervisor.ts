@@ -1,7 +1,7 @@
 // The supervisor: starts the main child and carries out the stop sequence that lifecycle.ts
 // decides. It turns native events into the lifecycle's inputs and its actions into signals,
 // timers, log lines and the exit.
-import { constants } from 'node:os';
+import { constants } from './os-constants';
 import { Action, Lifecycle, Timer } from './lifecycle';
 import { commandCandidates, errnoName, execFailure, rawArguments } from './command';
 import type { Logger } from './log';

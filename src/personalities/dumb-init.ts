@@ -1,6 +1,6 @@
 // sexton as dumb-init: its flags, variables, exit codes, setsid mode and job control. The
 // words are sexton's.
-import { constants } from 'node:os';
+import { constants } from '../os-constants';
 import { DEBUG, QUIET } from '../log';
 import { CHILD_SESSION } from '../native';
 import type { OptionSpec } from '../option-table';
