@@ -105,7 +105,7 @@ export function budget(r) {
   const ms = (v) => `${number(v)} ms`;
 
   // tini-static runs tini's code: its ratio to tini is how far this run's noise alone moves one.
-  const noise = (byInit, key) => `; ${SAME_CODE}, the same code, ${number(ratio(byInit[SAME_CODE][key], byInit[t][key]))}×`;
+  const noise = (byInit, key) => `; ${SAME_CODE}, tini's code built statically: ${number(ratio(byInit[SAME_CODE][key], byInit[t][key]))}×`;
   const sigIdle = r.signals.idle;
   check(ratio(sigIdle[s].medianUs, sigIdle[t].medianUs) <= 1, 'signal median ≤ 1.0× tini',
     `${us(sigIdle[s].medianUs)} vs ${us(sigIdle[t].medianUs)} (${number(ratio(sigIdle[s].medianUs, sigIdle[t].medianUs))}×` +
