@@ -56,7 +56,7 @@ export function shedNodeOptions(log: Logger, native: Native): void {
     return;
   }
   const options = process.env.NODE_OPTIONS;
-  if (!putsCodeInPid1(options)) return;
+  if (!options || !putsCodeInPid1(options)) return;
   // The bytes the kernel holds, where /proc has them: Node's decoded copies lose what is not UTF-8.
   const rawEnv = ownWords('environ');
   const env: (string | Buffer)[] = rawEnv

@@ -6,11 +6,11 @@
 const CODE_IN_PID1 = /(?:^|\s)(?:-r|--require|--import|--loader|--experimental-loader|--inspect[\w-]*)(?=[\s=]|$)/;
 
 /** Whether the init sheds these NODE_OPTIONS. */
-export function putsCodeInPid1(options: string | undefined): options is string {
-  return options !== undefined && CODE_IN_PID1.test(options);
+export function putsCodeInPid1(options: string): boolean {
+  return CODE_IN_PID1.test(options);
 }
 
 /** The NODE_OPTIONS the init ends up running under when started with `options`. */
 export function nodeOptionsOfInit(options: string | undefined): string | undefined {
-  return putsCodeInPid1(options) ? undefined : options || undefined;
+  return options && !putsCodeInPid1(options) ? options : undefined;
 }
