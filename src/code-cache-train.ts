@@ -34,7 +34,6 @@ with the NODE_OPTIONS sexton will start with: V8 takes no cache made under other
 Exit status: 0 saved, or this node cannot use a cache (Node before 20.15: the line says so);
 1 not saved (the line says why); 64 bad usage.`;
 
-
 /** In the training run: saves the cache when the init leaves (it always leaves by the addon's exit). */
 function trainOnExit(out: string): void {
   const Module = require('node:module') as { _load(request: string, ...rest: unknown[]): unknown };

@@ -60,7 +60,11 @@ int main(int argc, char **argv) {
   sigaddset(&usr1, SIGUSR1);
   sigfillset(&all);
   sigprocmask(SIG_BLOCK, &usr1, NULL);
-  if (touch_mib > 0) memset(malloc((size_t)touch_mib << 20), 1, (size_t)touch_mib << 20);
+  if (touch_mib > 0) {
+    char *memory = malloc((size_t)touch_mib << 20);
+    if (memory == NULL) return 2;
+    memset(memory, 1, (size_t)touch_mib << 20);
+  }
   child = fork();
   if (child == 0) {
     sigprocmask(SIG_UNBLOCK, &usr1, NULL);
