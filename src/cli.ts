@@ -32,7 +32,7 @@ function runInit(argv: string[]): void {
   if (early.error) throw early.error;
   const native = early.native as Native;
   disableChildProcess();
-  const request = parseArgs(argv, process.env);
+  const request = parseArgs(argv, process.env, process.pid === 1);
   if (request.kind === 'help') return write(1, `${usage()}\n`);
   if (request.kind === 'version') return write(1, `sexton ${SEXTON_VERSION}\n`);
   checkDescriptorRoom(descriptorsNeeded(request.options));
@@ -45,7 +45,7 @@ function runInit(argv: string[]): void {
 
 export function main(argv: string[]): void {
   const personality = requestedPersonality(process.argv, process.argv0, process.env);  // tini, dumb-init
-  if (personality !== undefined) return runPersonality(personality, argv);
+  if (personality !== undefined) return runPersonality(personality, argv, early);
   const tool = TOOL_BUNDLES.get(argv[0]);
   if (tool) return runTool(tool, argv.slice(1));
   if (argv[0] === 'status') {

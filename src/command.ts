@@ -1,6 +1,6 @@
 // What sexton needs to know about the command before and after it tries to run it.
 import { closeSync, openSync, readSync } from 'node:fs';
-import { constants } from './os-constants';
+import { constants, errnoName } from './os-constants';
 import { ownWords } from './procfs';
 import { quote } from './quote';
 
@@ -38,12 +38,6 @@ export function commandCandidates(name: string | Buffer, searchPath: string | Bu
   return dirs.map((dir) => Buffer.concat([Buffer.from(dir, encoding), typeof name === 'string' ? Buffer.from(name) : name]));
 }
 
-const errnoNames = new Map<number, string>();
-for (const [name, n] of Object.entries(constants.errno)) if (!errnoNames.has(n)) errnoNames.set(n, name);
-
-export function errnoName(errno: number): string {
-  return errnoNames.get(errno) ?? `errno ${errno}`;
-}
 
 /**
  * Why execve said ENOENT for a file that is there: the interpreter its `#!` line names, or the

@@ -2,15 +2,10 @@
 // and under --strict a failure when the child succeeded but its processes leaked.
 import { constants } from './os-constants';
 import type { ZombieGroup } from './procfs';
+import type { MainExit } from './stats';
 
 /** Exit status under --strict when the child succeeded but leaked; documented in the README. */
 export const STRICT_EXIT = 70;
-
-export interface MainExit {
-  exitCode: number;
-  /** Non-zero when the child was killed by this signal. */
-  signal: number;
-}
 
 export interface ExitPolicy {
   remapExit: Set<number>;

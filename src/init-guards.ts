@@ -1,8 +1,8 @@
 // What keeps PID 1 safe from its own runtime: no child_process, no fatal exceptions, no
 // preloads meant for the app.
-import { errnoName } from './command';
 import type { Logger } from './log';
 import type { Native } from './native';
+import { errnoName } from './os-constants';
 import { putsCodeInPid1 } from './node-options';
 import { ownWords } from './procfs';
 

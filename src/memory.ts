@@ -7,11 +7,7 @@
 import { readFileSync } from 'node:fs';
 import type { Logger } from './log';
 import type { Native } from './native';
-
-/** --child-oom-score-adj: 'auto', 'off' (leave it as inherited, like tini), or a value. */
-export type OomPolicy = 'auto' | 'off' | number;
-
-export const OOM_SCORE_ADJ_MAX = 1000;
+import { OOM_SCORE_ADJ_MAX, type OomPolicy } from './options';
 
 export interface MemoryCgroup {
   dir: string;

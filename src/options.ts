@@ -1,12 +1,15 @@
 // CLI flags and SEXTON_* environment variables → Options. Flags win over the environment.
-import { defaultSocketPaths } from './exporters/status-socket';
-import { parseHostPort } from './exporters/prometheus';
+import { defaultSocketPaths, parseHostPort } from './addresses';
 import type { LogFormat } from './log';
-import { OOM_SCORE_ADJ_MAX, OomPolicy } from './memory';
 import type { ChildSession } from './native';
 import { OPTION_TABLE, OptionSpec, optionNamed, optionsUsage, optionWithShort } from './option-table';
 import { quote } from './quote';
 import { parseSignal, UNHANDLED } from './signals';
+
+/** --child-oom-score-adj: 'auto', 'off' (leave it as inherited, like tini), or a value. */
+export type OomPolicy = 'auto' | 'off' | number;
+
+export const OOM_SCORE_ADJ_MAX = 1000;
 
 export interface Options {
   command: string[];
@@ -186,7 +189,8 @@ function refuseEmptyVariables(env: NodeJS.ProcessEnv): void {
   }
 }
 
-export function parseArgs(argv: string[], env: NodeJS.ProcessEnv): Request {
+/** `isInit`: sexton is PID 1, where the status socket listens unless told otherwise. */
+export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, isInit = false): Request {
   const { given, command } = scan(argv);
   refuseEmptyVariables(env);
   const has = (flag: Flag) => given.some((g) => g.flag === flag);
@@ -236,7 +240,6 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv): Request {
   const grace = graceText === undefined ? 10 : parseSeconds('grace', graceText);
 
   const socketText = last('status-socket');
-  const isInit = process.pid === 1;
   const statusSocket = socketText === undefined ? (isInit ? defaultSocketPaths() : []) : socketText === 'none' ? [] : [socketText];
   const metricsText = last('metrics');
   const metrics = metricsText === undefined ? undefined : parseMetricsAddress(metricsText);

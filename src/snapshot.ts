@@ -1,8 +1,7 @@
 // The stats snapshot: everything sexton knows, in one object for status, metrics and the file.
-import type { MainExit } from './exit-status';
 import { taskCount, ZombieGroup } from './procfs';
 import { signalName } from './signals';
-import type { ReapStats, StatsSnapshot } from './stats';
+import type { MainExit, ReapStats, StatsSnapshot } from './stats';
 
 declare const SEXTON_VERSION: string;
 

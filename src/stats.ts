@@ -119,3 +119,10 @@ export function formatStatus(s: StatsSnapshot): string {
   }
   return `${lines.join('\n')}\n`;
 }
+
+/** How the main child ended. */
+export interface MainExit {
+  exitCode: number;
+  /** Non-zero when the child was killed by this signal. */
+  signal: number;
+}

@@ -2,7 +2,8 @@
 // Exit codes are chosen for probes: Docker's HEALTHCHECK reserves 2, so it is never used.
 import { readFileSync, writeSync } from 'node:fs';
 import type { Socket } from 'node:net';
-import { defaultSocketPaths, Refusal, socketAddress, socketFd } from './exporters/status-socket';
+import { defaultSocketPaths } from './addresses';
+import { Refusal, socketAddress, socketFd } from './exporters/status-socket';
 import { loadNative } from './native';
 import { quote } from './quote';
 import { formatStatus, StatsSnapshot } from './stats';

@@ -1,9 +1,9 @@
 // The supervisor: starts the main child and carries out the stop sequence that lifecycle.ts
 // decides. It turns native events into the lifecycle's inputs and its actions into signals,
 // timers, log lines and the exit.
-import { constants } from './os-constants';
+import { constants, errnoName } from './os-constants';
 import { Action, Lifecycle, Timer } from './lifecycle';
-import { commandCandidates, errnoName, execFailure, rawArguments } from './command';
+import { commandCandidates, execFailure, rawArguments } from './command';
 import type { Logger } from './log';
 import { MemoryGuard } from './memory';
 import { Native, NO_CHILD_YET, Notice, ReapEvent, StartError } from './native';
@@ -14,8 +14,8 @@ import { quote } from './quote';
 import { applySignalPolicy, listenOnlyForPolicy } from './signal-policy';
 import { buildSnapshot } from './snapshot';
 import { signalName } from './signals';
-import { ReapStats, StatsSnapshot, summarize, toReapStats } from './stats';
-import { exitStatus, leaks, MainExit } from './exit-status';
+import { MainExit, ReapStats, StatsSnapshot, summarize, toReapStats } from './stats';
+import { exitStatus, leaks } from './exit-status';
 import { Exporters } from './exporters';
 import type { SupervisorHooks } from './supervisor-hooks';
 

@@ -67,12 +67,6 @@ export function renderMetrics(s: StatsSnapshot, p: ProcessMetrics = readProcessM
   ].join('\n')}\n`;
 }
 
-export function parseHostPort(text: string): { host: string; port: number } | undefined {
-  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(text.trim());
-  if (!m || Number(m[3]) > 65535) return undefined;
-  return { host: m[1] ?? (m[2] || '0.0.0.0'), port: Number(m[3]) };
-}
-
 /** How long one connection may stay open: a scrape takes milliseconds, Prometheus gives up at 10 s. */
 export const CONNECTION_LIMIT_MS = 10_000;
 /** setInterval's largest delay (a larger one means 1 ms): Node's connection checker, never run. */

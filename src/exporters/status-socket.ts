@@ -4,27 +4,11 @@
 // uses libuv's thread pool: binding and accepting Unix sockets are plain syscalls.
 import { chmodSync, lstatSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import type { Socket } from 'node:net';
-import { errnoName } from '../command';
 import type { Logger } from '../log';
 import type { Native } from '../native';
 import { nodeBinding } from '../node-binding';
+import { errnoName } from '../os-constants';
 import type { StatsSnapshot } from '../stats';
-
-/**
- * The default address: an abstract Unix socket, which needs no file (so it works on a read-only
- * root filesystem with no writable /run or /tmp), named after this PID namespace, so that
- * sextons sharing a network namespace (a pod's containers, CI jobs under `unshare`) each have
- * their own. `sexton status` computes the same name in its own PID namespace.
- */
-export function defaultSocketPaths(): string[] {
-  let namespace = 'unknown';
-  try {
-    namespace = String(statSync('/proc/self/ns/pid').ino);
-  } catch {
-    // no /proc: every sexton here shares the name, and the peer check tells them apart
-  }
-  return [`@sexton-status.${namespace}`];
-}
 
 /** '@name' is an abstract socket (Linux): Node names those with a leading NUL. */
 export function socketAddress(text: string): string {

@@ -1,6 +1,5 @@
 // The init as tini or dumb-init: the peer's command line, messages and exit codes around
 // sexton's supervisor. cli.ts hands over here when a personality was asked for.
-import { early } from '../first-handlers';
 import { writeSync } from 'node:fs';
 import { disableChildProcess, keepInitAlive, shedNodeOptions } from '../init-guards';
 import { DEBUG, Logger } from '../log';
@@ -94,7 +93,8 @@ function usageErrorText(name: 'tini' | 'dumb-init', error: UsageError): string {
   return `${getoptLine(name, error)}\n`;
 }
 
-export function runPersonality(name: string, argv: string[]): void {
+/** `early`: what the first handlers found (boot/first-handlers.ts): the addon, or why it failed. */
+export function runPersonality(name: string, argv: string[], early: { native?: Native; error?: unknown }): void {
   if (!isPersonality(name)) {
     write(2, `sexton: SEXTON_PERSONALITY=${quote(name)}: expected tini, dumb-init or sexton\n`);
     return process.exit(USAGE_EXIT);
