@@ -1,7 +1,7 @@
 {
   "targets": [{
     "target_name": "sexton",
-    "sources": ["<!@(node -p \"require('fs').readdirSync('native').filter((f) => /\\.cc?$/.test(f)).map((f) => 'native/' + f).join(' ')\")"],
+    "sources": ["<!@(node -p \"require('fs').readdirSync('native').filter((f) => /\\.cc?$/.test(f)).map((f) => 'native/' + f).concat('native/compat/glibc_compat.c').join(' ')\")"],
     "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
     "defines": ["NAPI_VERSION=8", "NAPI_DISABLE_CPP_EXCEPTIONS", "NODE_ADDON_API_DISABLE_DEPRECATED"],
     "cflags": ["-Wall", "-Wextra"],

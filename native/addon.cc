@@ -1,4 +1,4 @@
-// The Node-API surface: converts arguments and results, nothing else. src/native.ts types it.
+// The Node-API surface: converts arguments and results, nothing else. src/platform/native.ts types it.
 #include <napi.h>
 #include <signal.h>
 #include <string.h>

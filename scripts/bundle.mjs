@@ -1,7 +1,7 @@
 // Bundles the init into one CommonJS file with no runtime dependencies: on Node 20 separate
 // modules and ESM each cost milliseconds of startup that PID 1 pays on every container start.
-// The init is dist/init.js, run by the `sexton` command dist/sexton.js (src/loader.ts) from the
-// code cache `sexton code-cache` trains (src/code-cache-train.ts).
+// The init is dist/init.js, run by the `sexton` command dist/sexton.js (src/boot/loader.ts) from the
+// code cache `sexton code-cache` trains (src/boot/code-cache-train.ts).
 // The harness (library and `sexton harness`) and its workload program are bundles of their own,
 // loaded only when used, and so is the node-side scanner (`sexton scan`, dist/scan.js); the
 // package's main entry (src/index.ts) loads the harness bundle rather than a copy of it. Writes
@@ -23,13 +23,13 @@ const harnessBundle = {
 };
 
 const results = await Promise.all([
-  build({ ...common, entryPoints: ['src/bin.ts'], outfile: 'dist/init.js', define }),
-  build({ ...common, entryPoints: ['src/loader.ts'], outfile: 'dist/sexton.js', banner: { js: '#!/usr/bin/env node' } }),
+  build({ ...common, entryPoints: ['src/boot/bin.ts'], outfile: 'dist/init.js', define }),
+  build({ ...common, entryPoints: ['src/boot/loader.ts'], outfile: 'dist/sexton.js', banner: { js: '#!/usr/bin/env node' } }),
   build({ ...common, entryPoints: ['src/index.ts'], outfile: 'dist/index.js', define, plugins: [harnessBundle] }),
   build({ ...common, entryPoints: ['src/harness/index.ts'], outfile: 'dist/harness.js' }),
   build({ ...common, entryPoints: ['src/harness/workload.ts'], outfile: 'dist/workload.js' }),
   build({ ...common, entryPoints: ['src/scan/cli.ts'], outfile: 'dist/scan.js' }),
-  build({ ...common, entryPoints: ['src/code-cache-train.ts'], outfile: 'dist/code-cache.js' }),
+  build({ ...common, entryPoints: ['src/boot/code-cache-train.ts'], outfile: 'dist/code-cache.js' }),
 ]);
 rmSync('dist/init.cache', { force: true });  // another build's; `sexton code-cache` makes this one's
 writeNotices(results.flatMap((result) => Object.keys(result.metafile.inputs)), 'dist/THIRD-PARTY-NOTICES.md');

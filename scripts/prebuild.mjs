@@ -57,7 +57,7 @@ async function cxxIncludeDirs(cxx) {
 
 /**
  * Compiler and linker arguments for a target. glibc: the cross compiler as it is (its glibc is
- * 2.36; native/glibc_compat.c keeps the references at 2.28 and below). musl: the same compiler
+ * 2.36; native/compat/glibc_compat.c keeps the references at 2.28 and below). musl: the same compiler
  * with musl's headers and libc from Debian's musl-dev in place of glibc's, and libstdc++/libgcc
  * linked statically (musl has no libstdc++ of its own in Debian; test/musl.test.ts checks that
  * every symbol the result needs is one musl exports).
@@ -77,8 +77,8 @@ async function toolchain(target) {
   const [crtbegin, crtend, libstdcxx, libgccEh, libgcc] = await Promise.all(
     ['crtbeginS.o', 'crtendS.o', 'libstdc++.a', 'libgcc_eh.a', 'libgcc.a'].map(file),
   );
-  // libstdc++'s headers were configured for glibc: native/musl/bits/c++config.h adapts them.
-  const adapt = ['-isystem', path.join(ROOT, 'native', 'musl')];
+  // libstdc++'s headers were configured for glibc: native/compat/musl/bits/c++config.h adapts them.
+  const adapt = ['-isystem', path.join(ROOT, 'native', 'compat', 'musl')];
   return {
     cxx,
     version,
@@ -106,7 +106,7 @@ async function pool(jobs, limit) {
 /** Source files (relative to the checkout) of a target's addon. */
 function sourcesOf(target) {
   const native = readdirSync(path.join(ROOT, 'native')).filter((f) => /\.(c|cc)$/.test(f)).sort();
-  return [...native.map((f) => `native/${f}`), ...(target.musl ? ['native/musl/compat.c'] : [])];
+  return [...native.map((f) => `native/${f}`), 'native/compat/glibc_compat.c', ...(target.musl ? ['native/compat/musl/compat.c'] : [])];
 }
 
 function filesUnder(dir) {

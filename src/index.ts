@@ -1,6 +1,6 @@
 // What `require('sexton')` and `import 'sexton'` give: the package's version and the harness
 // library (also at 'sexton/harness'). Loading it starts nothing: the init is the `sexton`
-// command (src/bin.ts).
+// command (src/boot/bin.ts).
 export * from './harness/index';
 
 declare const SEXTON_VERSION: string;

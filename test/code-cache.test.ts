@@ -1,4 +1,4 @@
-// The init's V8 code cache (src/loader.ts, src/code-cache.ts, src/code-cache-train.ts): `sexton
+// The init's V8 code cache (src/boot/loader.ts, src/boot/code-cache.ts, src/boot/code-cache-train.ts): `sexton
 // code-cache` trains it with the node that runs the command, sexton as PID 1 runs from it, and a
 // damaged cache or another node's is never given to V8 (V8 would die in its deserializer: it
 // checks no checksum outside debug builds). Each test trains its own copy of dist/, since other

@@ -1,5 +1,5 @@
 // The prebuilt glibc addons must load wherever Node 20 runs: glibc 2.28 and up, with or without
-// a libstdc++ (native/glibc_compat.c and the static link in scripts/prebuild.mjs, CMakeLists.txt
+// a libstdc++ (native/compat/glibc_compat.c and the static link in scripts/prebuild.mjs, CMakeLists.txt
 // and binding.gyp). Checked with binutils' objdump, as the dynamic loader reads the file.
 import { execa } from 'execa';
 import * as path from 'node:path';

@@ -1,6 +1,6 @@
 // --metrics and the idle promise (issue 16): Node's HTTP server checks request and header
 // timeouts on a 30 s interval timer, which woke an idle sexton twice a minute. sexton limits each
-// connection with a timer of its own instead (src/exporters/prometheus.ts): nothing runs while
+// connection with a timer of its own instead (src/report/exporters/prometheus.ts): nothing runs while
 // nobody is connected, and a client that connects and sends nothing is still let go.
 import * as net from 'node:net';
 import { beforeAll, expect, it } from 'vitest';
@@ -23,7 +23,7 @@ it('an idle sexton serving metrics never wakes; a connection that sends nothing 
   // Settled: past the page release that follows listening, and past V8's memory reducer, which
   // runs one GC ~8 s after start (measured: ~80 context switches over a second, then none). It
   // arms itself when the old generation grows by 1 MiB before any full GC, as the code cache's
-  // bytecode makes it (src/loader.ts); without the cache the first full GC came first.
+  // bytecode makes it (src/boot/loader.ts); without the cache the first full GC came first.
   await sleep(Math.max(1000, 10_000 - (Date.now() - started)));
   const before = switches(run.pid1);
   await sleep(32_000);  // past the 30 s of Node's connection checker

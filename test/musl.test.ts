@@ -3,13 +3,13 @@
 // and musl:arm64), the way musl's dynamic loader will judge them: the right machine, no library
 // but libc, every symbol they need either Node-API (from node itself) or exported by musl's
 // libc; and then musl's loader itself loads each one (arm64 under qemu-user). A glibc-only name
-// left in would fail dlopen with "symbol not found"; native/musl/compat.c supplies the few that
+// left in would fail dlopen with "symbol not found"; native/compat/musl/compat.c supplies the few that
 // the static libstdc++/libgcc reference.
 import { execa } from 'execa';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { libcOf } from '../src/libc';
+import { libcOf } from '../src/platform/libc';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Arch, buildPrebuilds, dynamicSymbols, ELF_MACHINE, elfMachine, loadRequirements, PLATFORMS, prebuildPath, QEMU_ARM64 } from './support/shipping';
 

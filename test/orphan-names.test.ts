@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeAll, expect, test } from 'vitest';
 import { runWorkload } from '../src/harness/index';
-import type { StatsSnapshot } from '../src/stats';
+import type { StatsSnapshot } from '../src/report/stats';
 import { requireBuilt, runAsPid1, SEXTON } from './support/pid1';
 import { killHarnessRuns } from './support/harness';
 

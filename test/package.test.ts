@@ -52,7 +52,7 @@ describe('npm pack tarball', () => {
     const { stdout } = await execa('tar', ['tzf', tarball]);
     const files = stdout.split('\n');
     expect(files).toContain('package/dist/sexton.js');
-    // The init it runs, the V8 code cache the build trained on it (src/loader.ts), and what
+    // The init it runs, the V8 code cache the build trained on it (src/boot/loader.ts), and what
     // trains one for the installing node.
     expect(files).toEqual(expect.arrayContaining(['package/dist/init.js', 'package/dist/init.cache', 'package/dist/code-cache.js', 'package/scripts/install.cjs']));
     const addons = files.filter((f) => f.endsWith('.node')).sort();
@@ -79,7 +79,7 @@ describe('npm pack tarball', () => {
   test('installs with scripts: node-gyp-build takes the prebuild and compiles nothing', async () => {
     const { app, output } = await installInto('with-scripts', ['--foreground-scripts']);
     expect(output).toMatch(/> node-gyp-build/);  // the install script did run
-    // ... and trained the code cache with the installing node (src/code-cache-train.ts).
+    // ... and trained the code cache with the installing node (src/boot/code-cache-train.ts).
     expect(output).toMatch(/sexton code-cache: saved \S+init\.cache for node /);
     const head = readFileSync(path.join(app, 'node_modules', 'sexton', 'dist', 'init.cache'), 'latin1').split('\n')[1];
     expect(head).toMatch(new RegExp(`^// node ${process.version} ${process.arch} \\d+$`));

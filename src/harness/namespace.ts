@@ -2,7 +2,7 @@
 // its pids cgroup. The one place for these: the harness, the tests and the bench all use it.
 import { mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { descendantsOf, listProcesses, ProcessInfo, readProcess } from '../procfs';
+import { descendantsOf, listProcesses, ProcessInfo, readProcess } from '../platform/procfs';
 
 /** A pids cgroup (v1 here; v2 where it has the controller) that the run is started in. */
 export function makePidsCgroup(limit: number): { dir: string; remove: () => void } {

@@ -4,9 +4,9 @@ import { execa } from 'execa';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { tmpdir } from 'node:os';
-import { commandOf, ProcessInfo, readProcess } from '../procfs';
+import { commandOf, ProcessInfo, readProcess } from '../platform/procfs';
 import { childrenOf, inPidNamespace, makePidsCgroup, namespacePid, namespaceProcesses, pid1Exiting } from './namespace';
-import type { StatsSnapshot } from '../stats';
+import type { StatsSnapshot } from '../report/stats';
 import { Verdict, verdictOf } from './verdict';
 
 /** A zombie whose live parent has not waited for it this long counts as leaked by that parent. */

@@ -1,8 +1,8 @@
 // What the tini and dumb-init personalities share: the peer's behaviour is the default, and
 // sexton's extras are opt-in through their SEXTON_* variables.
 import * as path from 'node:path';
-import { OptionSyntaxError, Options, parseArgs, UsageError } from '../options';
-import { quote } from '../quote';
+import { OptionSyntaxError, Options, parseArgs, UsageError } from '../config/options';
+import { quote } from '../config/quote';
 
 /** sexton's extras a personality honours; its other SEXTON_* variables have peer flags instead. */
 export const EXTRAS = [

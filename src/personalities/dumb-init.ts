@@ -1,12 +1,12 @@
 // sexton as dumb-init: its flags, variables, exit codes, setsid mode and job control. The
 // words are sexton's.
-import { constants } from '../os-constants';
-import { DEBUG, QUIET } from '../log';
-import { CHILD_SESSION } from '../native';
-import type { OptionSpec } from '../option-table';
-import { optionsUsage } from '../option-table';
-import { scan, UsageError } from '../options';
-import { quote } from '../quote';
+import { constants } from '../platform/os-constants';
+import { DEBUG, QUIET } from '../platform/log';
+import { CHILD_SESSION } from '../platform/native';
+import type { OptionSpec } from '../config/option-table';
+import { optionsUsage } from '../config/option-table';
+import { scan, UsageError } from '../config/options';
+import { quote } from '../config/quote';
 import { EXTRAS_NOTE, extrasOptions, PersonalityRequest } from './common';
 
 const { SIGTSTP, SIGTTIN, SIGTTOU, SIGSTOP, SIGKILL, SIGCHLD } = constants.signals;

@@ -1,12 +1,12 @@
 // The init as tini or dumb-init: the peer's command line, messages and exit codes around
 // sexton's supervisor. cli.ts hands over here when a personality was asked for.
 import { writeSync } from 'node:fs';
-import { disableChildProcess, keepInitAlive, shedNodeOptions } from '../init-guards';
-import { DEBUG, Logger } from '../log';
-import { AddonLoadError, Native, START_FAILURE_EXIT, StartError } from '../native';
-import { USAGE_EXIT, UsageError } from '../options';
-import { quote } from '../quote';
-import { Supervisor } from '../supervisor';
+import { disableChildProcess, keepInitAlive, shedNodeOptions } from '../init/guards';
+import { DEBUG, Logger } from '../platform/log';
+import { AddonLoadError, Native, START_FAILURE_EXIT, StartError } from '../platform/native';
+import { USAGE_EXIT, UsageError } from '../config/options';
+import { quote } from '../config/quote';
+import { Supervisor } from '../init/supervisor';
 import { exitsWithMainChild, getoptLine, shownWord } from './common';
 import { isPersonality } from './detect';
 import { DUMB_INIT_USAGE, JOB_STOP_SIGNALS, parseDumbInit } from './dumb-init';

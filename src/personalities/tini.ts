@@ -1,9 +1,9 @@
 // sexton as tini: tini's flags, variables, exit codes and log prefix. The words are sexton's.
-import { DEBUG, DEFAULT, LinePrefix, LogSink } from '../log';
-import type { OptionSpec } from '../option-table';
-import { optionsUsage } from '../option-table';
-import { Given, scan, UsageError } from '../options';
-import { quote } from '../quote';
+import { DEBUG, DEFAULT, LinePrefix, LogSink } from '../platform/log';
+import type { OptionSpec } from '../config/option-table';
+import { optionsUsage } from '../config/option-table';
+import { Given, scan, UsageError } from '../config/options';
+import { quote } from '../config/quote';
 import { EXTRAS_NOTE, extrasOptions, PersonalityRequest } from './common';
 
 export const TINI_TABLE: readonly OptionSpec[] = [

@@ -1,7 +1,7 @@
 // `sexton scan`: every zombie on the node and the container and pod that leak it.
 // Exit 0: no zombie at least --min-age old; 1: some; 2: bad usage (one line, never a trace).
 import { writeSync } from 'node:fs';
-import { parseHostPort } from '../addresses';
+import { parseHostPort } from '../config/addresses';
 import { formatJson, formatTable, printable } from './format';
 import { serve } from './metrics';
 import { scan, ScanOptions } from './scan';

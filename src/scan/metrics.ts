@@ -3,7 +3,7 @@
 // only from ids, enums and the kubelet's names, each bounded, and the number of series is
 // capped: command lines never appear (they can hold secrets, and this sees every pod's).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { family } from '../exporters/prometheus';
+import { family } from '../report/exporters/prometheus';
 import { scan, ScanOptions, ScanResult } from './scan';
 
 export const CACHE_MS = 1000;

@@ -1,7 +1,7 @@
 // One scan of a node: every zombie in /proc, grouped by the live parent that holds it, and each
 // group attributed to its container and pod.
 import { readFileSync } from 'node:fs';
-import { listProcesses, zombiesByParent } from '../procfs';
+import { listProcesses, zombiesByParent } from '../platform/procfs';
 import { attributeCgroup, Runtime } from './cgroup';
 import { KubeletNames, namesFor, readKubeletNames } from './kubelet';
 

@@ -20,7 +20,7 @@ test('add-sexton: one V8 worker, so sexton is 6 tasks, not 9', async () => {
 });
 
 test("add-sexton: the build trained sexton's code cache with the node that runs it there", async () => {
-  // The head of dist/init.cache names the node binary that made it (src/code-cache.ts); the
+  // The head of dist/init.cache names the node binary that made it (src/boot/code-cache.ts); the
   // loader gives V8 the cache only when that is the node running it.
   const script = 'head -2 /opt/sexton/lib/dist/init.cache | tail -1; /opt/sexton/bin/node -p "process.version + \' \' + process.arch + \' \' + require(\'fs\').statSync(process.execPath).size"';
   const { stdout, exitCode } = await runToEnd(images().added, ['sh', '-c', script]);

@@ -1,6 +1,6 @@
 // The exit status policy, without a process: the shell's convention, --remap-exit, --strict.
 import { describe, expect, test } from 'vitest';
-import { exitStatus, leaks, STRICT_EXIT } from '../../src/exit-status';
+import { exitStatus, leaks, STRICT_EXIT } from '../../src/init/exit-status';
 
 const plain = { remapExit: new Set<number>(), strict: false };
 

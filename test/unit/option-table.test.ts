@@ -2,8 +2,8 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { expect, test } from 'vitest';
-import { OPTION_TABLE } from '../../src/option-table';
-import { usage } from '../../src/options';
+import { OPTION_TABLE } from '../../src/config/option-table';
+import { usage } from '../../src/config/options';
 
 const readme = readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
 

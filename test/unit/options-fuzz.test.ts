@@ -2,7 +2,7 @@
 // through parseArgs. Every one parses or is a UsageError (never another exception), and every
 // message echoes input as one bounded, printable line. Seeded: a failure names its seed.
 import { describe, expect, it } from 'vitest';
-import { parseArgs, UsageError } from '../../src/options';
+import { parseArgs, UsageError } from '../../src/config/options';
 import { ArgvFuzz, messageProblems } from '../support/argv-fuzz';
 
 const VECTORS = 10_000;

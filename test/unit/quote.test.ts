@@ -1,6 +1,6 @@
 // quote(): how sexton echoes input in a message (issue 10 §5).
 import { describe, expect, it } from 'vitest';
-import { quote } from '../../src/quote';
+import { quote } from '../../src/config/quote';
 import { messageProblems } from '../support/argv-fuzz';
 
 describe('quote', () => {

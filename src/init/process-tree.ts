@@ -1,8 +1,8 @@
 // The processes sexton answers for, found through /proc and signalled without racing pid reuse.
-import { constants } from './os-constants';
-import type { Logger } from './log';
-import type { Native } from './native';
-import { commandOf, describeState, descendantsOf, listProcesses, ProcessInfo, ZombieGroup, zombiesByParent } from './procfs';
+import { constants } from '../platform/os-constants';
+import type { Logger } from '../platform/log';
+import type { Native } from '../platform/native';
+import { commandOf, describeState, descendantsOf, listProcesses, ProcessInfo, ZombieGroup, zombiesByParent } from '../platform/procfs';
 
 const { SIGTERM, SIGKILL } = constants.signals;
 

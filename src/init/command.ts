@@ -1,8 +1,8 @@
 // What sexton needs to know about the command before and after it tries to run it.
 import { closeSync, openSync, readSync } from 'node:fs';
-import { constants, errnoName } from './os-constants';
-import { ownWords } from './procfs';
-import { quote } from './quote';
+import { constants, errnoName } from '../platform/os-constants';
+import { ownWords } from '../platform/procfs';
+import { quote } from '../config/quote';
 
 const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 

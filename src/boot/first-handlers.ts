@@ -5,8 +5,8 @@
 // exists (and the stop sequence starts when policy catches up from the native counters).
 // Node's own start-up, before any of this runs, is a window no code of ours can close:
 // docs/operations.md gives its size.
-import { loadNative, Native } from './native';
-import { requestedPersonality } from './personalities/detect';
+import { loadNative, Native } from '../platform/native';
+import { requestedPersonality } from '../personalities/detect';
 import { isTool } from './tools';
 
 function installEarly(): { native?: Native; error?: unknown } {

@@ -1,7 +1,7 @@
 // --stats-file: the snapshot as JSON, replaced atomically (write, then rename) so a reader never
 // sees half a file; rewritten when the counters move, at most once a second, and at exit.
 import { renameSync, writeFileSync } from 'node:fs';
-import type { Logger } from '../log';
+import type { Logger } from '../../platform/log';
 import type { StatsSnapshot } from '../stats';
 
 const DEBOUNCE_MS = 1000;

@@ -2,10 +2,10 @@
 // Exit codes are chosen for probes: Docker's HEALTHCHECK reserves 2, so it is never used.
 import { readFileSync, writeSync } from 'node:fs';
 import type { Socket } from 'node:net';
-import { defaultSocketPaths } from './addresses';
+import { defaultSocketPaths } from '../config/addresses';
 import { Refusal, socketAddress, socketFd } from './exporters/status-socket';
-import { loadNative } from './native';
-import { quote } from './quote';
+import { loadNative } from '../platform/native';
+import { quote } from '../config/quote';
 import { formatStatus, StatsSnapshot } from './stats';
 
 export const STATUS_EXIT = {

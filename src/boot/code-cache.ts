@@ -1,4 +1,4 @@
-// Which V8 code cache the init may run from (src/loader.ts). V8's own check is not enough: it
+// Which V8 code cache the init may run from (src/boot/loader.ts). V8's own check is not enough: it
 // compares its version, its flags and the source's length, no more. The arm64 node v20.20.2
 // took the cache the x64 one made, and crashed; an init edited in place (same length) ran its
 // old bytecode; and V8 takes damaged bytes too (no checksum outside debug builds) and dies in
@@ -6,7 +6,7 @@
 // binary that trained it, then the CRC-32 and length of V8's bytes. Only the same init on the
 // same binary, with bytes that match their CRC, gets them.
 import { statSync } from 'node:fs';
-import { nodeBinding } from './node-binding';
+import { nodeBinding } from '../platform/node-binding';
 
 /** The node binary: its release, its architecture, and its size (glibc and musl builds differ). */
 export interface NodeBinary {
@@ -18,7 +18,7 @@ export interface NodeBinary {
 /** CRC-32 of bytes, or of a string's UTF-8. */
 export type Crc32 = (data: Uint8Array | string) => number;
 
-/** What the training run (src/code-cache-train.ts) finds the init's compiled Script under. */
+/** What the training run (src/boot/code-cache-train.ts) finds the init's compiled Script under. */
 export const INIT_SCRIPT = Symbol.for('sexton.init-script');
 
 /** The init's source as the loader compiles it: a CommonJS module's function. */

@@ -25,7 +25,7 @@ HIDDEN unsigned long __getauxval(unsigned long type) { return getauxval(type); }
 
 // libgcc's unwinder finds an object's unwind tables with glibc 2.35's _dl_find_object. The
 // layout is glibc's for x86_64 and aarch64 (no eh_dbase, no eh_count). Answered from
-// dl_iterate_phdr, as native/glibc_compat.c does for older glibc.
+// dl_iterate_phdr, as native/compat/glibc_compat.c does for older glibc.
 struct dl_find_object {
   unsigned long long dlfo_flags;
   void* dlfo_map_start;

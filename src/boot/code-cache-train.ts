@@ -1,5 +1,5 @@
 // `sexton code-cache` (dist/code-cache.js, loaded on demand): trains dist/init.cache for the node
-// binary that runs it (src/loader.ts, src/code-cache.ts). It runs sexton once through a start,
+// binary that runs it (src/boot/loader.ts, src/boot/code-cache.ts). It runs sexton once through a start,
 // its exporters and a stop by TERM, with this file preloaded: there, when the init calls the
 // addon's exit, the bytecode of every function compiled so far is written out, if this V8 takes
 // it back. npm runs it at install; an image that installs with --ignore-scripts runs it itself.
@@ -9,8 +9,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Script } from 'node:vm';
 import { cacheHead, INIT_SCRIPT, nodeCrc32, sealCache, thisNode, wrapInit } from './code-cache';
-import { nodeOptionsOfInit } from './node-options';
-import { quote } from './quote';
+import { nodeOptionsOfInit } from '../config/node-options';
+import { quote } from '../config/quote';
 
 const CACHE = path.join(__dirname, 'init.cache');
 /** Set in the training run's environment: where its preload writes the cache. */

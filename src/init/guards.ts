@@ -1,10 +1,10 @@
 // What keeps PID 1 safe from its own runtime: no child_process, no fatal exceptions, no
 // preloads meant for the app.
-import type { Logger } from './log';
-import type { Native } from './native';
-import { errnoName } from './os-constants';
-import { putsCodeInPid1 } from './node-options';
-import { ownWords } from './procfs';
+import type { Logger } from '../platform/log';
+import type { Native } from '../platform/native';
+import { errnoName } from '../platform/os-constants';
+import { putsCodeInPid1 } from '../config/node-options';
+import { ownWords } from '../platform/procfs';
 
 /**
  * libuv reaps only the pids it spawned, and sexton's reaper would steal their exit statuses:

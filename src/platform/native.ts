@@ -131,7 +131,7 @@ export interface PeerCredentials {
  * install time), over the prebuilt prebuilds/<platform>-<arch>/sexton.<libc>.node.
  */
 function addonCandidates(errors: string[]): string[] {
-  // dist/sexton.js and src/native.ts both sit one level below the package root.
+  // dist/sexton.js and src/platform/native.ts both sit one level below the package root.
   const root = path.resolve(__dirname, '..');
   // The usual places first, without node-gyp-build's directory walk (a millisecond of every
   // start): a local build, then this platform's prebuild for the C library node runs on.

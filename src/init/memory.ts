@@ -5,9 +5,9 @@
 // whole app) with an oom_score_adj just high enough that any app process outranks sexton.
 // docs/operations.md shows the arithmetic and how it combines with Kubernetes' QoS values.
 import { readFileSync } from 'node:fs';
-import type { Logger } from './log';
-import type { Native } from './native';
-import { OOM_SCORE_ADJ_MAX, type OomPolicy } from './options';
+import type { Logger } from '../platform/log';
+import type { Native } from '../platform/native';
+import { OOM_SCORE_ADJ_MAX, type OomPolicy } from '../config/options';
 
 export interface MemoryCgroup {
   dir: string;

@@ -1,6 +1,6 @@
 // The stats snapshot: everything sexton knows, in one object for status, metrics and the file.
-import { taskCount, ZombieGroup } from './procfs';
-import { signalName } from './signals';
+import { taskCount, ZombieGroup } from '../platform/procfs';
+import { signalName } from '../platform/signals';
 import type { MainExit, ReapStats, StatsSnapshot } from './stats';
 
 declare const SEXTON_VERSION: string;

@@ -1,8 +1,8 @@
 // The status sexton exits with: the main child's, as a shell reports it, after --remap-exit,
 // and under --strict a failure when the child succeeded but its processes leaked.
-import { constants } from './os-constants';
-import type { ZombieGroup } from './procfs';
-import type { MainExit } from './stats';
+import { constants } from '../platform/os-constants';
+import type { ZombieGroup } from '../platform/procfs';
+import type { MainExit } from '../report/stats';
 
 /** Exit status under --strict when the child succeeded but leaked; documented in the README. */
 export const STRICT_EXIT = 70;

@@ -3,13 +3,13 @@
 // bytecode of every function a start and a stop run). Node would compile the 100 kB bundle at
 // each start and each function of the stop sequence on its first call: 3 ms of every container
 // start and 1 ms of every stop. Without a whole cache for this init and this node binary
-// (src/code-cache.ts), V8 compiles as usual.
+// (src/boot/code-cache.ts), V8 compiles as usual.
 import { readFileSync, writeSync } from 'node:fs';
 import { Script } from 'node:vm';
 import { cachedDataFor, cacheHead, INIT_SCRIPT, nodeCrc32, thisNode, wrapInit } from './code-cache';
 
 const INIT = `${__dirname}/init.js`;
-/** START_FAILURE_EXIT (src/native.ts): sexton could not start, nothing ran. */
+/** START_FAILURE_EXIT (src/platform/native.ts): sexton could not start, nothing ran. */
 const CANNOT_START = 1;
 
 function read(file: string): Buffer | undefined {

@@ -2,9 +2,9 @@
 // socket, Prometheus. They start once the child is well on its way (loading net and http must
 // not delay its start, and a command over within moments never needed them), and need no
 // thread: no name lookups, no asynchronous fs.
-import type { Logger } from '../log';
-import type { Native } from '../native';
-import type { Options } from '../options';
+import type { Logger } from '../../platform/log';
+import type { Native } from '../../platform/native';
+import type { Options } from '../../config/options';
 import type { StatsSnapshot } from '../stats';
 import { startMetricsServer } from './prometheus';
 import { StatsFile } from './stats-file';

@@ -4,10 +4,10 @@
 // uses libuv's thread pool: binding and accepting Unix sockets are plain syscalls.
 import { chmodSync, lstatSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import type { Socket } from 'node:net';
-import type { Logger } from '../log';
-import type { Native } from '../native';
-import { nodeBinding } from '../node-binding';
-import { errnoName } from '../os-constants';
+import type { Logger } from '../../platform/log';
+import type { Native } from '../../platform/native';
+import { nodeBinding } from '../../platform/node-binding';
+import { errnoName } from '../../platform/os-constants';
 import type { StatsSnapshot } from '../stats';
 
 /** '@name' is an abstract socket (Linux): Node names those with a leading NUL. */

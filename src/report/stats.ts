@@ -1,8 +1,8 @@
 // The one stats model: what sexton reaped, forwarded and saw, for logs, `sexton status`,
 // Prometheus and the stats file alike.
-import type { NativeCounters } from './native';
-import type { ZombieGroup } from './procfs';
-import { signalName } from './signals';
+import type { NativeCounters } from '../platform/native';
+import type { ZombieGroup } from '../platform/procfs';
+import { signalName } from '../platform/signals';
 
 export interface ReapStats {
   /** Every process sexton reaped, the main child included. */

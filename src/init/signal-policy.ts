@@ -1,8 +1,8 @@
 // What the native signal handlers do with each signal, set from the options.
-import { DEBUG } from './log';
-import { Native, NOTIFY_ONLY } from './native';
-import type { Options } from './options';
-import { realtimeRange } from './signals';
+import { DEBUG } from '../platform/log';
+import { Native, NOTIFY_ONLY } from '../platform/native';
+import type { Options } from '../config/options';
+import { realtimeRange } from '../platform/signals';
 
 export function applySignalPolicy(native: Native, options: Options): void {
   for (const [from, to] of options.rewrites) native.setSignalAction(from, to);

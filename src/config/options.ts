@@ -1,10 +1,10 @@
 // CLI flags and SEXTON_* environment variables → Options. Flags win over the environment.
 import { defaultSocketPaths, parseHostPort } from './addresses';
-import type { LogFormat } from './log';
-import type { ChildSession } from './native';
+import type { LogFormat } from '../platform/log';
+import type { ChildSession } from '../platform/native';
 import { OPTION_TABLE, OptionSpec, optionNamed, optionsUsage, optionWithShort } from './option-table';
 import { quote } from './quote';
-import { parseSignal, UNHANDLED } from './signals';
+import { parseSignal, UNHANDLED } from '../platform/signals';
 
 /** --child-oom-score-adj: 'auto', 'off' (leave it as inherited, like tini), or a value. */
 export type OomPolicy = 'auto' | 'off' | number;

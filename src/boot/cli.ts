@@ -1,15 +1,15 @@
 // sexton's entry point: guard PID 1, parse the command line, hand over to the supervisor.
 import { early } from './first-handlers';  // first: see the file
 import { writeSync } from 'node:fs';
-import { checkDescriptorRoom, descriptorsNeeded } from './descriptors';
-import { disableChildProcess, keepInitAlive, shedNodeOptions } from './init-guards';
-import { Logger } from './log';
-import { AddonLoadError, Native, START_FAILURE_EXIT, StartError } from './native';
-import { parseArgs, usage, USAGE_EXIT, UsageError } from './options';
-import { requestedPersonality } from './personalities/detect';
-import { runPersonality } from './personalities/run';
-import { statusMain } from './status-command';
-import { Supervisor } from './supervisor';
+import { checkDescriptorRoom, descriptorsNeeded } from '../init/descriptors';
+import { disableChildProcess, keepInitAlive, shedNodeOptions } from '../init/guards';
+import { Logger } from '../platform/log';
+import { AddonLoadError, Native, START_FAILURE_EXIT, StartError } from '../platform/native';
+import { parseArgs, usage, USAGE_EXIT, UsageError } from '../config/options';
+import { requestedPersonality } from '../personalities/detect';
+import { runPersonality } from '../personalities/run';
+import { statusMain } from '../report/status-client';
+import { Supervisor } from '../init/supervisor';
 import { TOOL_BUNDLES } from './tools';
 
 declare const SEXTON_VERSION: string;
@@ -22,7 +22,7 @@ function write(fd: number, text: string): void {
   }
 }
 
-/** A tool with a bundle of its own (src/tools.ts): loaded now, its exit status is sexton's. */
+/** A tool with a bundle of its own (src/boot/tools.ts): loaded now, its exit status is sexton's. */
 function runTool([file, main]: [string, string], argv: string[]): void {
   const tool = require(require('node:path').join(__dirname, file)) as Record<string, (argv: string[]) => Promise<number>>;
   tool[main](argv).then((code) => process.exit(code));

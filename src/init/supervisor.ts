@@ -1,22 +1,22 @@
 // The supervisor: starts the main child and carries out the stop sequence that lifecycle.ts
 // decides. It turns native events into the lifecycle's inputs and its actions into signals,
 // timers, log lines and the exit.
-import { constants, errnoName } from './os-constants';
+import { constants, errnoName } from '../platform/os-constants';
 import { Action, Lifecycle, Timer } from './lifecycle';
 import { commandCandidates, execFailure, rawArguments } from './command';
-import type { Logger } from './log';
+import type { Logger } from '../platform/log';
 import { MemoryGuard } from './memory';
-import { Native, NO_CHILD_YET, Notice, ReapEvent, StartError } from './native';
-import type { Options } from './options';
+import { Native, NO_CHILD_YET, Notice, ReapEvent, StartError } from '../platform/native';
+import type { Options } from '../config/options';
 import { ProcessTree } from './process-tree';
-import { procShowsOwnNamespace, ProcessInfo, ZombieGroup } from './procfs';
-import { quote } from './quote';
+import { procShowsOwnNamespace, ProcessInfo, ZombieGroup } from '../platform/procfs';
+import { quote } from '../config/quote';
 import { applySignalPolicy, listenOnlyForPolicy } from './signal-policy';
-import { buildSnapshot } from './snapshot';
-import { signalName } from './signals';
-import { MainExit, ReapStats, StatsSnapshot, summarize, toReapStats } from './stats';
+import { buildSnapshot } from '../report/snapshot';
+import { signalName } from '../platform/signals';
+import { MainExit, ReapStats, StatsSnapshot, summarize, toReapStats } from '../report/stats';
 import { exitStatus, leaks } from './exit-status';
-import { Exporters } from './exporters';
+import { Exporters } from '../report/exporters';
 import type { SupervisorHooks } from './supervisor-hooks';
 
 const { SIGKILL } = constants.signals;

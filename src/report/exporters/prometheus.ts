@@ -1,5 +1,5 @@
 // Prometheus text exposition of the stats snapshot, served over HTTP only when --metrics is set.
-import type { Logger } from '../log';
+import type { Logger } from '../../platform/log';
 import type { StatsSnapshot } from '../stats';
 import { ProcessMetrics, readProcessMetrics } from './process-metrics';
 

@@ -2,8 +2,8 @@
 // known: so a limit too low for them is found before the child runs, and said in one line,
 // instead of a stop sequence whose /proc scan fails with EMFILE when it matters.
 import { closeSync, openSync } from 'node:fs';
-import { StartError } from './native';
-import type { Options } from './options';
+import { StartError } from '../platform/native';
+import type { Options } from '../config/options';
 
 /** Held for good: the notifier's pipe (2) and its lost-notice eventfd, the OOM eventfd, the log
  * sink, the child's pidfd. */
