@@ -1,0 +1,38 @@
+// docs/architecture.md is the map: every file under src/ and native/ is named on a line of it,
+// so a new file cannot land without saying where it belongs.
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { expect, test } from 'vitest';
+
+const root = path.join(__dirname, '..', '..');
+const map = readFileSync(path.join(root, 'docs', 'architecture.md'), 'utf8');
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(path.join(root, dir), { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.relative(root, path.join(entry.parentPath, entry.name)));
+}
+
+/**
+ * Named by its own name, a header by its source's, or inside a folder below the first level that
+ * the map names as one unit (native/compat/musl/): a new file in init/ must be named itself.
+ */
+function onTheMap(file: string): boolean {
+  const name = path.basename(file);
+  const names = [name, name.replace(/\.h$/, '.cc')];
+  const words = new Set(map.split(/[\s,()`]+/));
+  if (names.some((n) => words.has(n))) return true;
+  const below = path.dirname(file).split(path.sep).slice(2);  // past src/init, native/compat
+  return below.some((folder) => words.has(`${folder}/`));
+}
+
+test('every file under src/ and native/ is on a line of docs/architecture.md', () => {
+  const files = [...filesUnder('src'), ...filesUnder('native')];
+  expect(files.length).toBeGreaterThan(50);
+  expect(files.filter((file) => !onTheMap(file))).toEqual([]);
+});
+
+test('every folder of src/ is on the map too', () => {
+  const folders = readdirSync(path.join(root, 'src'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => `${e.name}/`);
+  expect(folders.filter((folder) => !map.includes(`  ${folder}`))).toEqual([]);
+});
