@@ -10,7 +10,7 @@ import { requestedPersonality } from '../personalities/detect';
 import { runPersonality } from '../personalities/run';
 import { statusMain } from '../report/status-client';
 import { Supervisor } from '../init/supervisor';
-import { TOOL_BUNDLES } from './tools';
+import { TOOL_BUNDLES } from '../config/tools';
 
 declare const SEXTON_VERSION: string;
 
@@ -22,7 +22,7 @@ function write(fd: number, text: string): void {
   }
 }
 
-/** A tool with a bundle of its own (src/boot/tools.ts): loaded now, its exit status is sexton's. */
+/** A tool with a bundle of its own (src/config/tools.ts): loaded now, its exit status is sexton's. */
 function runTool([file, main]: [string, string], argv: string[]): void {
   const tool = require(require('node:path').join(__dirname, file)) as Record<string, (argv: string[]) => Promise<number>>;
   tool[main](argv).then((code) => process.exit(code));

@@ -7,7 +7,7 @@
 // docs/operations.md gives its size.
 import { loadNative, Native } from '../platform/native';
 import { requestedPersonality } from '../personalities/detect';
-import { isTool } from './tools';
+import { isTool } from '../config/tools';
 
 function installEarly(): { native?: Native; error?: unknown } {
   if (isTool(process.argv[2]) && !requestedPersonality(process.argv, process.argv0, process.env)) return {};

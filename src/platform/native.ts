@@ -131,8 +131,9 @@ export interface PeerCredentials {
  * install time), over the prebuilt prebuilds/<platform>-<arch>/sexton.<libc>.node.
  */
 function addonCandidates(errors: string[]): string[] {
-  // dist/sexton.js and src/platform/native.ts both sit one level below the package root.
-  const root = path.resolve(__dirname, '..');
+  // Bundled, this code runs from dist/ (one level below the package root); from source (the
+  // tests), from src/platform/ (two levels below).
+  const root = path.resolve(__dirname, path.basename(__dirname) === 'dist' ? '..' : '../..');
   // The usual places first, without node-gyp-build's directory walk (a millisecond of every
   // start): a local build, then this platform's prebuild for the C library node runs on.
   const prebuilds = path.join(root, 'prebuilds', `${process.platform}-${process.arch}`);

@@ -43,6 +43,9 @@ describe('which personality', () => {
     [['node', '/usr/bin/tini', 'app'], { SEXTON_PERSONALITY: 'dumb-init' }, 'tini'],
     // the tools keep their names under the variable, not under a link
     [['node', '/usr/local/bin/sexton', 'status'], { SEXTON_PERSONALITY: 'tini' }, undefined],
+    [['node', '/usr/local/bin/sexton', 'scan'], { SEXTON_PERSONALITY: 'tini' }, undefined],
+    [['node', '/usr/local/bin/sexton', 'code-cache'], { SEXTON_PERSONALITY: 'dumb-init' }, undefined],
+    [['node', '/usr/local/bin/sexton', 'harness'], { SEXTON_PERSONALITY: 'tini' }, undefined],
     [['node', '/usr/bin/tini', 'status'], {}, 'tini'],
   ])('%j %j → %s', (argv, env, expected) => {
     expect(requestedPersonality(argv, node, env)).toBe(expected);

@@ -47,5 +47,5 @@ test("the init's bundle carries no scanner: dist/scan.js is loaded only by `sext
     expect(scanner).toContain(marker);
     expect(init).not.toContain(marker);
   }
-  expect(init).toMatch(/\["scan\.js", "scanMain"\]/);  // src/boot/tools.ts: loaded from dist/ when asked for
+  expect(init).toMatch(/\["scan\.js", "scanMain"\]/);  // src/config/tools.ts: loaded from dist/ when asked for
 });
