@@ -110,7 +110,7 @@ describe('sexton code-cache', () => {
     expect(await runWithReport(pkg.sexton)).toContain('code cache none');
   });
 
-  it('says in one line why it cannot save, and exits 1; takes no arguments (64)', async () => {
+  it('says in one line why it cannot save, and exits 1; takes no arguments (2, bad usage as everywhere but status)', async () => {
     const pkg = packageCopy();
     mkdirSync(pkg.cache);  // a directory where the cache goes
     writeFileSync(path.join(pkg.cache, 'x'), '');
@@ -118,7 +118,7 @@ describe('sexton code-cache', () => {
     expect(failed.exitCode).toBe(1);
     expect(failed.stderr).toMatch(/^sexton code-cache: cannot save .*init\.cache: \S+; sexton runs without it \(compiling at each start\)$/);
     const usage = await execa(process.execPath, [pkg.sexton, 'code-cache', '--now'], { reject: false, timeout: 10_000 });
-    expect(usage.exitCode).toBe(64);
+    expect(usage.exitCode).toBe(2);
     expect(usage.stderr.split('\n')[0]).toBe('sexton code-cache: takes no arguments');
   });
 });

@@ -4,8 +4,9 @@ import { writeSync } from 'node:fs';
 import { checkDescriptorRoom, descriptorsNeeded } from '../init/descriptors';
 import { disableChildProcess, keepInitAlive, shedNodeOptions } from '../init/guards';
 import { Logger } from '../platform/log';
-import { AddonLoadError, Native, START_FAILURE_EXIT, StartError } from '../platform/native';
-import { parseArgs, usage, USAGE_EXIT, UsageError } from '../config/options';
+import { AddonLoadError, Native, StartError } from '../platform/native';
+import { EXIT } from '../config/exit-codes';
+import { parseArgs, usage, UsageError } from '../config/options';
 import { requestedPersonality } from '../personalities/detect';
 import { runPersonality } from '../personalities/run';
 import { statusMain } from '../report/status-client';
@@ -58,11 +59,11 @@ export function main(argv: string[]): void {
     // Nothing runs yet, so a clean message and a documented status, never a stack trace.
     if (error instanceof UsageError) {
       write(2, `sexton: ${error.message}\nTry 'sexton --help' for usage.\n`);
-      process.exit(USAGE_EXIT);
+      process.exit(EXIT.usage);
     }
     if (error instanceof AddonLoadError || error instanceof StartError) {
       write(2, `sexton: ${error.message}\n`);
-      process.exit(START_FAILURE_EXIT);
+      process.exit(EXIT.startFailure);
     }
     throw error;
   }

@@ -9,6 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Script } from 'node:vm';
 import { cacheHead, INIT_SCRIPT, nodeCrc32, sealCache, thisNode, wrapInit } from './code-cache';
+import { CODE_CACHE_EXIT } from '../config/exit-codes';
 import { nodeOptionsOfInit } from '../config/node-options';
 import { quote } from '../config/quote';
 
@@ -64,7 +65,7 @@ const errorCode = (error: unknown) => (error as NodeJS.ErrnoException).code ?? S
 
 function fail(why: string): number {
   process.stderr.write(`sexton code-cache: ${why}; sexton runs without it (compiling at each start)\n`);
-  return 1;
+  return CODE_CACHE_EXIT.failed;
 }
 
 /** After the training run: keeps the cache its preload wrote, or says why there is none. */
@@ -93,7 +94,7 @@ export function codeCacheMain(argv: string[]): Promise<number> {
   }
   if (argv.length > 0) {
     process.stderr.write(`sexton code-cache: takes no arguments\n${CODE_CACHE_USAGE}\n`);
-    return Promise.resolve(64);
+    return Promise.resolve(CODE_CACHE_EXIT.usage);
   }
   if (nodeCrc32() === undefined) {
     process.stderr.write(`sexton code-cache: node ${process.version} has no CRC-32 to check a cache with (20.15 and later have); sexton compiles at each start\n`);

@@ -9,8 +9,7 @@ import { Script } from 'node:vm';
 import { cachedDataFor, cacheHead, INIT_SCRIPT, nodeCrc32, thisNode, wrapInit } from './code-cache';
 
 const INIT = `${__dirname}/init.js`;
-/** START_FAILURE_EXIT (src/platform/native.ts): sexton could not start, nothing ran. */
-const CANNOT_START = 1;
+import { EXIT } from '../config/exit-codes';
 
 function read(file: string): Buffer | undefined {
   try {
@@ -25,7 +24,7 @@ try {
   source = readFileSync(INIT, 'utf8');
 } catch (error) {
   writeSync(2, `sexton: cannot read ${INIT} (${(error as NodeJS.ErrnoException).code ?? error}); install sexton again\n`);
-  process.exit(CANNOT_START);
+  process.exit(EXIT.startFailure);
 }
 const cache = read(`${__dirname}/init.cache`);
 const crc32 = cache === undefined ? undefined : nodeCrc32();

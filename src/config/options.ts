@@ -1,5 +1,6 @@
 // CLI flags and SEXTON_* environment variables → Options. Flags win over the environment.
 import { defaultSocketPaths, parseHostPort } from './addresses';
+import { INIT_EXIT_HELP } from './exit-codes';
 import type { LogFormat } from '../platform/log';
 import type { ChildSession } from '../platform/native';
 import { OPTION_TABLE, OptionSpec, optionNamed, optionsUsage, optionWithShort } from './option-table';
@@ -43,9 +44,6 @@ export interface Options {
   childSession?: ChildSession;
 }
 
-/** Exit status for bad input; documented in the README. */
-export const USAGE_EXIT = 2;
-
 export class UsageError extends Error {}
 
 /** A word the option syntax refuses; personalities word it as their peer's getopt does. */
@@ -73,7 +71,10 @@ Options (each has an environment variable; a flag wins over it):
 ${optionsUsage()}
 
 Signals are names (TERM, SIGTERM, RTMIN+3) or numbers. To run a program called status,
-harness, scan or code-cache, put -- before it.`;
+harness, scan or code-cache, put -- before it.
+
+Exit status:
+${INIT_EXIT_HELP.map(([code, when]) => `  ${code.padEnd(5)}${when}`).join('\n')}`;
 
 /** An option's long name, e.g. 'grace'. */
 type Flag = string;

@@ -1,5 +1,6 @@
 // `sexton harness WORKLOAD [--init none|sexton|'PREFIX'] [--json] [--size N]`
 import { writeSync } from 'node:fs';
+import { HARNESS_EXIT } from '../config/exit-codes';
 import { assertNoZombieLeak, VERDICT_EXIT_CODES } from './verdict';
 import { runWorkload, WORKLOADS, WorkloadName, WorkloadReport } from './workloads';
 
@@ -114,5 +115,5 @@ export async function harnessMain(argv: string[]): Promise<number> {
 
 function usage(message: string): number {
   progress(`sexton harness: ${message}\nTry 'sexton harness --help'.\n`);
-  return 2;
+  return HARNESS_EXIT.usage;
 }

@@ -1,5 +1,6 @@
 // What a run proved, read two ways: did the app leak (live parents that never wait, which no
 // init can fix), and did the init fail (zombies still there when PID 1 exited or was killed).
+import { HARNESS_EXIT } from '../config/exit-codes';
 import type { Pid1Report } from './pid1';
 
 /**
@@ -11,7 +12,7 @@ import type { Pid1Report } from './pid1';
 export type Verdict = 'clean' | 'app-leaks' | 'init-failed' | 'not-run';
 
 /** `sexton harness` exit codes, one per verdict (2 is bad input). */
-export const VERDICT_EXIT_CODES: Record<Verdict, number> = { clean: 0, 'init-failed': 1, 'app-leaks': 3, 'not-run': 4 };
+export const VERDICT_EXIT_CODES: Record<Verdict, number> = HARNESS_EXIT;
 
 export function verdictOf(report: Pick<Pid1Report, 'ran' | 'timedOut' | 'zombiesLeftAtExit' | 'zombieParents'>): Verdict {
   if (!report.ran) return 'not-run';

@@ -2,6 +2,7 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { constants, errnoName } from '../platform/os-constants';
 import { ownWords } from '../platform/procfs';
+import { EXIT } from '../config/exit-codes';
 import { quote } from '../config/quote';
 
 const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
@@ -80,10 +81,10 @@ export function execFailure(command: string, errno: number, tried: (string | Buf
   if (errno === e.ENOENT || errno === e.ENOTDIR) {
     for (const path of tried) {
       const why = missingInterpreter(path);
-      if (why !== undefined) return { exitCode: 127, message: `cannot run ${quote(command)}: ${why}` };
+      if (why !== undefined) return { exitCode: EXIT.notFound, message: `cannot run ${quote(command)}: ${why}` };
     }
-    return { exitCode: 127, message: `cannot run ${quote(command)}: command not found` };
+    return { exitCode: EXIT.notFound, message: `cannot run ${quote(command)}: command not found` };
   }
   const name = errnoName(errno);
-  return { exitCode: 126, message: `cannot run ${quote(command)}: ${REASONS[name] ?? name}` };
+  return { exitCode: EXIT.cannotRun, message: `cannot run ${quote(command)}: ${REASONS[name] ?? name}` };
 }

@@ -1,11 +1,10 @@
 // The status sexton exits with: the main child's, as a shell reports it, after --remap-exit,
 // and under --strict a failure when the child succeeded but its processes leaked.
 import { constants } from '../platform/os-constants';
+import { EXIT } from '../config/exit-codes';
 import type { ZombieGroup } from '../platform/procfs';
 import type { MainExit } from '../report/stats';
 
-/** Exit status under --strict when the child succeeded but leaked; documented in the README. */
-export const STRICT_EXIT = 70;
 
 export interface ExitPolicy {
   remapExit: Set<number>;
@@ -29,5 +28,5 @@ export function exitStatus(mainExit: MainExit | undefined, policy: ExitPolicy, l
   const raw = exit.signal ? 128 + exit.signal : exit.exitCode;
   const code = policy.remapExit.has(raw) ? 0 : raw;
   const strictFailure = policy.strict && code === 0 && leaked.length > 0;
-  return { code: strictFailure ? STRICT_EXIT : code, strictFailure };
+  return { code: strictFailure ? EXIT.strict : code, strictFailure };
 }

@@ -7,6 +7,7 @@ import { commandCandidates, execFailure, rawArguments } from './command';
 import type { Logger } from '../platform/log';
 import { MemoryGuard } from './memory';
 import { Native, NO_CHILD_YET, Notice, ReapEvent, StartError } from '../platform/native';
+import { EXIT } from '../config/exit-codes';
 import type { Options } from '../config/options';
 import { ProcessTree } from './process-tree';
 import { procShowsOwnNamespace, ProcessInfo, ZombieGroup } from '../platform/procfs';
@@ -102,7 +103,7 @@ export class Supervisor {
     const argv = rawArguments(options.command, this.procTrusted);
     const candidates = commandCandidates(argv[0]);
     const result = native.spawn(argv, candidates, this.memory.childOomScoreAdj(), options.childSession);
-    if (result.forkErrno !== 0) this.fail(`cannot start ${quote(command)}: fork failed (${errnoName(result.forkErrno)})`, 126);
+    if (result.forkErrno !== 0) this.fail(`cannot start ${quote(command)}: fork failed (${errnoName(result.forkErrno)})`, EXIT.cannotRun);
     if (result.execErrno !== 0) {
       const failure = this.hooks.execFailure?.(command, result.execErrno) ?? execFailure(command, result.execErrno, candidates);
       this.fail(failure.message, failure.exitCode);

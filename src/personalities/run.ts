@@ -3,8 +3,9 @@
 import { writeSync } from 'node:fs';
 import { disableChildProcess, keepInitAlive, shedNodeOptions } from '../init/guards';
 import { DEBUG, Logger } from '../platform/log';
-import { AddonLoadError, Native, START_FAILURE_EXIT, StartError } from '../platform/native';
-import { USAGE_EXIT, UsageError } from '../config/options';
+import { AddonLoadError, Native, StartError } from '../platform/native';
+import { EXIT, PEER_USAGE_EXIT } from '../config/exit-codes';
+import { UsageError } from '../config/options';
 import { quote } from '../config/quote';
 import { Supervisor } from '../init/supervisor';
 import { exitsWithMainChild, getoptLine, shownWord } from './common';
@@ -14,9 +15,6 @@ import { LICENSE } from './license';
 import { parseTini, TINI_USAGE, tiniPrefix, tiniSink } from './tini';
 
 declare const SEXTON_VERSION: string;
-
-/** Both peers exit 1 on bad input. */
-export const PERSONALITY_USAGE_EXIT = 1;
 
 function write(fd: number, text: string): void {
   try {
@@ -97,7 +95,7 @@ function usageErrorText(name: 'tini' | 'dumb-init', error: UsageError): string {
 export function runPersonality(name: string, argv: string[], early: { native?: Native; error?: unknown }): void {
   if (!isPersonality(name)) {
     write(2, `sexton: SEXTON_PERSONALITY=${quote(name)}: expected tini, dumb-init or sexton\n`);
-    return process.exit(USAGE_EXIT);
+    return process.exit(EXIT.usage);
   }
   try {
     if (early.error) throw early.error;
@@ -108,11 +106,11 @@ export function runPersonality(name: string, argv: string[], early: { native?: N
   } catch (error) {
     if (error instanceof UsageError) {
       write(2, usageErrorText(name, error));
-      process.exit(PERSONALITY_USAGE_EXIT);
+      process.exit(PEER_USAGE_EXIT);
     }
     if (error instanceof AddonLoadError || error instanceof StartError) {
       write(2, `${name}: ${error.message}\n`);
-      process.exit(START_FAILURE_EXIT);
+      process.exit(EXIT.startFailure);
     }
     throw error;
   }

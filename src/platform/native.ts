@@ -157,8 +157,6 @@ export class AddonLoadError extends Error {}
 /** What sexton needs before it starts the child (a thread, a pipe) cannot be had. */
 export class StartError extends Error {}
 
-/** Exit status when sexton itself cannot start (no addon, no thread); documented in the README. */
-export const START_FAILURE_EXIT = 1;
 
 let loaded: Native | undefined;
 

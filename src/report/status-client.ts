@@ -1,25 +1,13 @@
 // `sexton status [--json] [--socket ADDRESS] [--pid N] [--max-zombies N]`: ask the running sexton.
-// Exit codes are chosen for probes: Docker's HEALTHCHECK reserves 2, so it is never used.
+// Exit codes (config/exit-codes.ts) are chosen for probes: Docker's HEALTHCHECK reserves 2.
 import { readFileSync, writeSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { defaultSocketPaths } from '../config/addresses';
 import { Refusal, socketAddress, socketFd } from './exporters/status-socket';
 import { loadNative } from '../platform/native';
 import { quote } from '../config/quote';
+import { STATUS_EXIT } from '../config/exit-codes';
 import { formatStatus, StatsSnapshot } from './stats';
-
-export const STATUS_EXIT = {
-  /** It answered (and had no more zombies than --max-zombies). */
-  ok: 0,
-  /** It answered with more zombies than --max-zombies: a liveness probe fails. */
-  tooManyZombies: 1,
-  /** Nobody answered: no sexton, or its status socket is off. */
-  noAnswer: 3,
-  /** Something answered but was not trusted, or refused us: see the message. */
-  refused: 4,
-  /** Bad usage (EX_USAGE). */
-  usage: 64,
-} as const;
 
 export const STATUS_USAGE = `Usage: sexton status [--json] [--socket ADDRESS] [--pid N] [--max-zombies N]
 

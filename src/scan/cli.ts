@@ -2,6 +2,7 @@
 // Exit 0: no zombie at least --min-age old; 1: some; 2: bad usage (one line, never a trace).
 import { writeSync } from 'node:fs';
 import { parseHostPort } from '../config/addresses';
+import { SCAN_EXIT } from '../config/exit-codes';
 import { formatJson, formatTable, printable } from './format';
 import { serve } from './metrics';
 import { scan, ScanOptions } from './scan';
@@ -73,7 +74,7 @@ export async function scanMain(argv: string[]): Promise<number> {
   } catch (error) {
     if (!(error instanceof Usage)) throw error;
     log(error.message);
-    return 2;
+    return SCAN_EXIT.usage;
   }
   if (request.help) {
     say(1, `${SCAN_USAGE}\n`);
@@ -86,9 +87,9 @@ export async function scanMain(argv: string[]): Promise<number> {
   } catch (error) {
     // Only the process directory itself being unreadable is fatal; entries are skipped.
     log(`cannot read ${printable(request.procRoot, 60)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-    return 2;
+    return SCAN_EXIT.usage;
   }
   if (result.podsDirFound === false) log(`no kubelet pod directory at ${printable(request.podsDir, 60)}: pods are named by id only`);
   say(1, request.json ? formatJson(result) : formatTable(result, request.minAgeSeconds));
-  return result.groups.length > 0 ? 1 : 0;
+  return result.groups.length > 0 ? SCAN_EXIT.some : SCAN_EXIT.none;
 }

@@ -1,6 +1,7 @@
 // The exit status policy, without a process: the shell's convention, --remap-exit, --strict.
 import { describe, expect, test } from 'vitest';
-import { exitStatus, leaks, STRICT_EXIT } from '../../src/init/exit-status';
+import { EXIT } from '../../src/config/exit-codes';
+import { exitStatus, leaks } from '../../src/init/exit-status';
 
 const plain = { remapExit: new Set<number>(), strict: false };
 
@@ -23,7 +24,7 @@ describe('exitStatus', () => {
   test('--strict fails a successful child that leaked, and only then', () => {
     const strict = { remapExit: new Set<number>(), strict: true };
     const leaked = leaks(2, []);
-    expect(exitStatus({ exitCode: 0, signal: 0 }, strict, leaked)).toEqual({ code: STRICT_EXIT, strictFailure: true });
+    expect(exitStatus({ exitCode: 0, signal: 0 }, strict, leaked)).toEqual({ code: EXIT.strict, strictFailure: true });
     expect(exitStatus({ exitCode: 0, signal: 0 }, strict, [])).toEqual({ code: 0, strictFailure: false });
     // A child that failed keeps its own code, and a natural 70 is not a strict failure.
     expect(exitStatus({ exitCode: 3, signal: 0 }, strict, leaked)).toEqual({ code: 3, strictFailure: false });
