@@ -33,7 +33,7 @@ Run it where the node that will run sexton is, e.g. in the image, after installi
 with the NODE_OPTIONS sexton will start with: V8 takes no cache made under other V8 flags
 (options that load code into sexton, such as --require, are left out: sexton sheds them).
 Exit status: 0 saved, or this node cannot use a cache (Node before 20.15: the line says so);
-1 not saved (the line says why); 64 bad usage.`;
+1 not saved (the line says why); 2 bad usage.`;
 
 /** In the training run: saves the cache when the init leaves (it always leaves by the addon's exit). */
 function trainOnExit(out: string): void {

@@ -12,7 +12,8 @@ import type { Pid1Report } from './pid1';
 export type Verdict = 'clean' | 'app-leaks' | 'init-failed' | 'not-run';
 
 /** `sexton harness` exit codes, one per verdict (2 is bad input). */
-export const VERDICT_EXIT_CODES: Record<Verdict, number> = HARNESS_EXIT;
+const { usage: _usage, ...verdictCodes } = HARNESS_EXIT;
+export const VERDICT_EXIT_CODES: Record<Verdict, number> = verdictCodes;
 
 export function verdictOf(report: Pick<Pid1Report, 'ran' | 'timedOut' | 'zombiesLeftAtExit' | 'zombieParents'>): Verdict {
   if (!report.ran) return 'not-run';
