@@ -3,7 +3,7 @@
 // command (src/boot/bin.ts).
 export * from './harness/index';
 
-declare const SEXTON_VERSION: string;
+import { VERSION } from './config/version';
 
 /** The installed sexton's version, as `sexton --version` prints it. */
-export const version: string = SEXTON_VERSION;
+export const version: string = VERSION;

@@ -1,27 +1,16 @@
-// sexton's entry point: guard PID 1, parse the command line, hand over to the supervisor.
+// sexton's entry point: a tool, a personality (tini, dumb-init), or the init itself.
 import { early } from './first-handlers';  // first: see the file
-import { writeSync } from 'node:fs';
-import { checkDescriptorRoom, descriptorsNeeded } from '../init/descriptors';
-import { disableChildProcess, keepInitAlive, shedNodeOptions } from '../init/guards';
-import { Logger } from '../platform/log';
-import { AddonLoadError, Native, StartError } from '../platform/native';
 import { EXIT } from '../config/exit-codes';
-import { parseArgs, usage, UsageError } from '../config/options';
-import { requestedPersonality } from '../personalities/detect';
-import { runPersonality } from '../personalities/run';
-import { statusMain } from '../report/status-client';
-import { Supervisor } from '../init/supervisor';
+import { parseArgs, usage } from '../config/options';
+import { quote } from '../config/quote';
 import { TOOL_BUNDLES } from '../config/tools';
-
-declare const SEXTON_VERSION: string;
-
-function write(fd: number, text: string): void {
-  try {
-    writeSync(fd, text);
-  } catch {
-    // nowhere left to say it
-  }
-}
+import { VERSION } from '../config/version';
+import type { StartRequest } from '../init/supervisor-hooks';
+import { requestedPersonality } from '../personalities/detect';
+import { personalityRequest, personalityVoice } from '../personalities/run';
+import { Logger, writeOrDrop } from '../platform/log';
+import { statusMain } from '../report/status-client';
+import { runInit } from './start-init';
 
 /** A tool with a bundle of its own (src/config/tools.ts): loaded now, its exit status is sexton's. */
 function runTool([file, main]: [string, string], argv: string[]): void {
@@ -29,42 +18,41 @@ function runTool([file, main]: [string, string], argv: string[]): void {
   tool[main](argv).then((code) => process.exit(code));
 }
 
-function runInit(argv: string[]): void {
-  if (early.error) throw early.error;
-  const native = early.native as Native;
-  disableChildProcess();
+function sextonRequest(argv: string[]): StartRequest {
   const request = parseArgs(argv, process.env, process.pid === 1);
-  if (request.kind === 'help') return write(1, `${usage()}\n`);
-  if (request.kind === 'version') return write(1, `sexton ${SEXTON_VERSION}\n`);
-  checkDescriptorRoom(descriptorsNeeded(request.options));
-  native.openLogSink(2);
-  const log = new Logger(request.options.verbosity, request.options.logFormat, (text) => native.writeLog(text));
-  keepInitAlive(log);
-  shedNodeOptions(log, native);
-  new Supervisor(request.options, log, native).start();
+  if (request.kind === 'help') return { kind: 'print', fd: 1, text: `${usage()}\n` };
+  if (request.kind === 'version') return { kind: 'print', fd: 1, text: `sexton ${VERSION}\n` };
+  const { options } = request;
+  return {
+    kind: 'run',
+    plan: {
+      options,
+      logger: (native) => (native.openLogSink(2), new Logger(options.verbosity, options.logFormat, (text) => native.writeLog(text))),
+    },
+  };
 }
+
+const SEXTON_VOICE = {
+  name: 'sexton',
+  usageError: (error: Error) => `sexton: ${error.message}\nTry 'sexton --help' for usage.\n`,
+  usageExit: EXIT.usage,
+};
 
 export function main(argv: string[]): void {
   const personality = requestedPersonality(process.argv, process.argv0, process.env);  // tini, dumb-init
-  if (personality !== undefined) return runPersonality(personality, argv, early);
+  if (personality !== undefined) {
+    const voice = personalityVoice(personality);
+    if (voice === undefined) {
+      writeOrDrop(2, `sexton: SEXTON_PERSONALITY=${quote(personality)}: expected tini, dumb-init or sexton\n`);
+      return process.exit(EXIT.usage);
+    }
+    return runInit(early, voice, () => personalityRequest(voice.name, argv, process.env));
+  }
   const tool = TOOL_BUNDLES.get(argv[0]);
   if (tool) return runTool(tool, argv.slice(1));
   if (argv[0] === 'status') {
     statusMain(argv.slice(1), process.env).then((code) => process.exit(code));
     return;
   }
-  try {
-    runInit(argv);
-  } catch (error) {
-    // Nothing runs yet, so a clean message and a documented status, never a stack trace.
-    if (error instanceof UsageError) {
-      write(2, `sexton: ${error.message}\nTry 'sexton --help' for usage.\n`);
-      process.exit(EXIT.usage);
-    }
-    if (error instanceof AddonLoadError || error instanceof StartError) {
-      write(2, `sexton: ${error.message}\n`);
-      process.exit(EXIT.startFailure);
-    }
-    throw error;
-  }
+  runInit(early, SEXTON_VOICE, () => sextonRequest(argv));
 }

@@ -1,6 +1,7 @@
 // `sexton harness WORKLOAD [--init none|sexton|'PREFIX'] [--json] [--size N]`
 import { writeSync } from 'node:fs';
 import { HARNESS_EXIT } from '../config/exit-codes';
+import { writeOrDrop } from '../platform/log';
 import { assertNoZombieLeak, VERDICT_EXIT_CODES } from './verdict';
 import { runWorkload, WORKLOADS, WorkloadName, WorkloadReport } from './workloads';
 
@@ -30,13 +31,8 @@ function out(text: string): void {
   writeSync(1, text);
 }
 
-function progress(text: string): void {
-  try {
-    writeSync(2, text);
-  } catch {
-    // progress is optional
-  }
-}
+/** Progress is optional: a write that fails is dropped. */
+const progress = (text: string): void => writeOrDrop(2, text);
 
 export function formatReport(r: WorkloadReport): string {
   const rows: [string, string][] = [

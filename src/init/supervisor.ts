@@ -109,6 +109,8 @@ export class Supervisor {
       this.fail(failure.message, failure.exitCode);
     }
     this.mainPid = result.pid;
+    // The child runs. From here on the init may no longer bail: no error ends sexton, every one is
+    // a line in the log, and the only ways out are the child's exit and the stop sequence.
     this.step({ kind: 'started' });
     this.log.info(`started ${quote(options.command.join(' '))} as pid ${result.pid}`);
     listenOnlyForPolicy(native, options);

@@ -27,6 +27,15 @@ const MAX_LINE_BYTES = 4096;
 const JSON_SAFE_CHARS = 600;
 const LEVEL_NAMES = ['error', 'warn', 'info', 'debug'];
 
+/** A message before the init runs, or a tool's: written if it can be, else there is nowhere to say it. */
+export function writeOrDrop(fd: number, text: string): void {
+  try {
+    writeSync(fd, text);
+  } catch {
+    // nowhere left to say it
+  }
+}
+
 /** For tools (status, harness): a plain write that may block, as any CLI's would. */
 export const blockingStderr: LogSink = (text) => {
   try {

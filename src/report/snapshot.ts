@@ -2,8 +2,7 @@
 import { taskCount, ZombieGroup } from '../platform/procfs';
 import { signalName } from '../platform/signals';
 import type { MainExit, ReapStats, StatsSnapshot } from './stats';
-
-declare const SEXTON_VERSION: string;
+import { VERSION } from '../config/version';
 
 export interface SnapshotInput {
   role: StatsSnapshot['role'];
@@ -23,7 +22,7 @@ export interface SnapshotInput {
 export function buildSnapshot(i: SnapshotInput): StatsSnapshot {
   const exit = i.mainExit;
   return {
-    version: typeof SEXTON_VERSION === 'string' ? SEXTON_VERSION : 'dev',
+    version: VERSION,
     pid: process.pid,
     role: i.role,
     uptimeSeconds: (Date.now() - i.startedAt) / 1000,

@@ -7,6 +7,7 @@ import { Refusal, socketAddress, socketFd } from './exporters/status-socket';
 import { loadNative } from '../platform/native';
 import { quote } from '../config/quote';
 import { STATUS_EXIT } from '../config/exit-codes';
+import { writeOrDrop } from '../platform/log';
 import { formatStatus, StatsSnapshot } from './stats';
 
 export const STATUS_USAGE = `Usage: sexton status [--json] [--socket ADDRESS] [--pid N] [--max-zombies N]
@@ -86,11 +87,7 @@ function statusOffInPid1(): string | undefined {
 }
 
 function say(message: string, exitCode: number): number {
-  try {
-    writeSync(2, `sexton status: ${message}\n`);
-  } catch {
-    // nowhere to say it
-  }
+  writeOrDrop(2, `sexton status: ${message}\n`);
   return exitCode;
 }
 

@@ -1,8 +1,8 @@
 // `sexton scan`: every zombie on the node and the container and pod that leak it.
 // Exit 0: no zombie at least --min-age old; 1: some; 2: bad usage (one line, never a trace).
-import { writeSync } from 'node:fs';
 import { parseHostPort } from '../config/addresses';
 import { SCAN_EXIT } from '../config/exit-codes';
+import { writeOrDrop } from '../platform/log';
 import { formatJson, formatTable, printable } from './format';
 import { serve } from './metrics';
 import { scan, ScanOptions } from './scan';
@@ -57,13 +57,7 @@ export function parseScanArgs(argv: string[]): ScanRequest {
   return request;
 }
 
-function say(fd: number, text: string): void {
-  try {
-    writeSync(fd, text);
-  } catch {
-    // nowhere to say it
-  }
-}
+const say = writeOrDrop;
 
 const log = (line: string) => say(2, `sexton scan: ${line}\n`);
 

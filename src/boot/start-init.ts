@@ -1,0 +1,56 @@
+// The one start path of the init, as sexton, tini or dumb-init: the guards, the log, the
+// personality's own set-up, the supervisor. Everything that can fail fails here, before the
+// child exists, as one line and a documented exit code (config/exit-codes.ts).
+import { EXIT } from '../config/exit-codes';
+import { UsageError } from '../config/options';
+import { checkDescriptorRoom, descriptorsNeeded } from '../init/descriptors';
+import { disableChildProcess, keepInitAlive, shedNodeOptions } from '../init/guards';
+import { Supervisor } from '../init/supervisor';
+import type { InitPlan, StartRequest } from '../init/supervisor-hooks';
+import { writeOrDrop } from '../platform/log';
+import { AddonLoadError, Native, StartError } from '../platform/native';
+
+/** What the first handlers found (boot/first-handlers.ts): the addon, or why it failed. */
+export interface Early {
+  native?: Native;
+  error?: unknown;
+}
+
+/** How a tool names itself in its messages, and words and codes bad usage. */
+export interface Voice {
+  name: string;
+  usageError(error: UsageError): string;
+  usageExit: number;
+}
+
+function startInit(native: Native, plan: InitPlan): void {
+  checkDescriptorRoom(descriptorsNeeded(plan.options));
+  const log = plan.logger(native);
+  keepInitAlive(log);
+  shedNodeOptions(log, native);
+  plan.prepare?.(native, log);
+  new Supervisor(plan.options, log, native, plan.hooks).start();
+  // The child runs: from here on the init may no longer bail (init/supervisor.ts, after the spawn).
+  plan.afterSpawn?.();
+}
+
+/** Reads the command line with `request` and runs what it asks for, or exits as `voice` says. */
+export function runInit(early: Early, voice: Voice, request: () => StartRequest): void {
+  try {
+    if (early.error) throw early.error;
+    disableChildProcess();
+    const wanted = request();
+    if (wanted.kind === 'print') return writeOrDrop(wanted.fd, wanted.text);
+    startInit(early.native as Native, wanted.plan);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      writeOrDrop(2, voice.usageError(error));
+      process.exit(voice.usageExit);
+    }
+    if (error instanceof AddonLoadError || error instanceof StartError) {
+      writeOrDrop(2, `${voice.name}: ${error.message}\n`);
+      process.exit(EXIT.startFailure);
+    }
+    throw error;
+  }
+}
