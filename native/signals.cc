@@ -201,8 +201,11 @@ int forward_pending_signals(int watched) {
     int result = forward(action);
     if (sig == watched) {
       watched_result = result;  // the handler that asked tells JS itself
-    } else if (failed(result)) {
-      post_signal_notice(sig, action, 0, result);  // a failure JS would not hear of otherwise
+    } else if (failed(result) || (result == 0 && notify[sig].load())) {
+      // JS hears of a failure it would not hear of otherwise, and of a delivery after the
+      // handler told it "no child yet": a HUP sent on the child's first output, before spawn
+      // had stored its pid, was logged as never forwarded while the child got it.
+      post_signal_notice(sig, action, 0, result);
     }
   }
   return watched_result;

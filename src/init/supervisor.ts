@@ -162,7 +162,7 @@ export class Supervisor {
     if (notice.action > 0) {
       const as = notice.action === notice.signal ? '' : ` as ${signalName(notice.action)}`;
       if (notice.errno === 0) this.log.debug(`forwarded ${name}${as} to ${this.target()}`);
-      else if (notice.errno === NO_CHILD_YET) this.log.debug(`${name} arrived with no child to forward it to${this.mainPid === 0 ? ': it goes out once the child runs' : ''}`);
+      else if (notice.errno === NO_CHILD_YET) this.log.debug(`${name} arrived with no child to forward it to (a child about to start gets it once it runs)`);
       else if (notice.errno !== ESRCH) this.log.warn(`could not forward ${name}${as} to ${this.target()}: ${errnoName(notice.errno)}`);
     } else if (notice.action === 0) {
       this.log.debug(`dropped ${name}`);
