@@ -1,10 +1,16 @@
-// The Node-API surface: converts arguments and results, nothing else. src/platform/native.ts types it.
+// The Node-API surface: checks and converts arguments and results, nothing else; what each call
+// does lives in the file that owns it. src/platform/native.ts types it, and its NATIVE_FUNCTIONS
+// list is these exports (test/unit/platform/native.test.ts holds the two to one set).
 #include <napi.h>
 #include <signal.h>
 #include <string.h>
 
+#include <errno.h>
+
+#include <climits>
 #include <functional>
 
+#include "arguments.h"
 #include "kill.h"
 #include "log_sink.h"
 #include "memory.h"
@@ -22,26 +28,18 @@
 namespace sexton {
 namespace {
 
-// A Buffer passes its bytes unchanged (argv that is not UTF-8); a string is UTF-8.
-std::string bytes(const Napi::Value& value) {
-  if (!value.IsBuffer()) return value.As<Napi::String>();
-  Napi::Buffer<char> buffer = value.As<Napi::Buffer<char>>();
-  return std::string(buffer.Data(), buffer.Length());
-}
-
-std::vector<std::string> string_array(const Napi::Value& value) {
-  std::vector<std::string> out;
-  Napi::Array array = value.As<Napi::Array>();
-  for (uint32_t i = 0; i < array.Length(); i++) out.push_back(bytes(array.Get(i)));
-  return out;
-}
-
 Napi::Value Spawn(const Napi::CallbackInfo& info) {
+  Args args(info, "spawn(argv: (string|Buffer)[], candidates: (string|Buffer)[], oomScoreAdj?: number, session?: 0|1|2)");
   SpawnRequest request;
-  request.argv = string_array(info[0]);
-  request.candidates = string_array(info[1]);
-  if (info[2].IsNumber()) request.oom_score_adj = std::to_string(info[2].As<Napi::Number>().Int32Value());
-  if (info[3].IsNumber()) request.session = static_cast<SpawnRequest::Session>(info[3].As<Napi::Number>().Int32Value());
+  request.argv = args.byte_array(0);
+  request.candidates = args.byte_array(1);
+  if (args.given(2)) request.oom_score_adj = std::to_string(args.int32(2, -1000, 1000));
+  if (args.given(3)) request.session = static_cast<SpawnRequest::Session>(args.int32(3, SpawnRequest::kOwnGroup, SpawnRequest::kSameGroup));
+  if (args.ok() && (request.argv.empty() || request.candidates.empty())) {
+    Napi::TypeError::New(info.Env(), "sexton addon: spawn: argv and candidates must not be empty").ThrowAsJavaScriptException();
+    return args.failed();
+  }
+  if (!args.ok()) return args.failed();
   SpawnResult result = spawn(request);
   Napi::Object out = Napi::Object::New(info.Env());
   out.Set("pid", result.pid);
@@ -78,21 +76,24 @@ ReapListener js_listener(Napi::ThreadSafeFunction tsfn) {
   return [tsfn](const ReapEvent& event) mutable {
     auto* copy = new ReapEvent(event);
     napi_status status = tsfn.NonBlockingCall(copy, [](Napi::Env env, Napi::Function callback, ReapEvent* e) {
-      if (e->kind == ReapEvent::kOrphanReaped) e->unreported = orphan_report_taken();
+      take_report(e);
       Napi::Object out = to_js(env, *e);
       delete e;
       callback.Call({out});
     });
     if (status == napi_ok) return;
-    if (copy->kind == ReapEvent::kOrphanReaped) orphan_report_taken();  // the queue is closing: sexton leaves
+    take_report(copy);  // the queue is closing: sexton leaves
     delete copy;
   };
 }
 
 Napi::Value StartReaper(const Napi::CallbackInfo& info) {
+  Args args(info, "startReaper(onEvent: function)");
+  Napi::Function on_event = args.function(0);
+  if (!args.ok()) return args.failed();
   // Stays referenced: the event loop must never drain while sexton supervises. Unbounded, but
   // it carries at most two events per spawn, and kOrphanReportsQueued orphan reports.
-  auto tsfn = Napi::ThreadSafeFunction::New(info.Env(), info[0].As<Napi::Function>(), "sexton-reaper", 0, 1);
+  auto tsfn = Napi::ThreadSafeFunction::New(info.Env(), on_event, "sexton-reaper", 0, 1);
   return Napi::Number::New(info.Env(), start_reaper(js_listener(tsfn)));
 }
 
@@ -101,7 +102,10 @@ Napi::Value StartReaper(const Napi::CallbackInfo& info) {
 constexpr size_t kNoticeQueue = 64;
 
 Napi::Value StartNotifier(const Napi::CallbackInfo& info) {
-  auto tsfn = Napi::ThreadSafeFunction::New(info.Env(), info[0].As<Napi::Function>(), "sexton-notices", kNoticeQueue, 1);
+  Args args(info, "startNotifier(onNotice: function)");
+  Napi::Function on_notice = args.function(0);
+  if (!args.ok()) return args.failed();
+  auto tsfn = Napi::ThreadSafeFunction::New(info.Env(), on_notice, "sexton-notices", kNoticeQueue, 1);
   tsfn.Unref(info.Env());
   int rc = start_notifier([tsfn](const Notice& notice) mutable {
     auto* copy = new Notice(notice);
@@ -112,7 +116,6 @@ Napi::Value StartNotifier(const Napi::CallbackInfo& info) {
     });
     if (status != napi_ok) delete copy;
   });
-  if (rc == 0) take_signals_off_main_thread();
   return Napi::Number::New(info.Env(), rc);
 }
 
@@ -122,22 +125,34 @@ Napi::Value InstallSignalHandlers(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value SetSignalNotify(const Napi::CallbackInfo& info) {
-  set_signal_notify(info[0].As<Napi::Number>(), info[1].As<Napi::Boolean>());
+  Args args(info, "setSignalNotify(signal: number, on: boolean)");
+  int signal = args.int32(0, 1, kMaxSignal - 1);
+  bool on = args.boolean(1);
+  if (!args.ok()) return args.failed();
+  set_signal_notify(signal, on);
   return info.Env().Undefined();
 }
 
 Napi::Value SetProcTrusted(const Napi::CallbackInfo& info) {
-  set_proc_trusted(info[0].As<Napi::Boolean>());
+  Args args(info, "setProcTrusted(trusted: boolean)");
+  bool trusted = args.boolean(0);
+  if (!args.ok()) return args.failed();
+  set_proc_trusted(trusted);
   return info.Env().Undefined();
 }
 
 Napi::Value OpenLogSink(const Napi::CallbackInfo& info) {
-  return Napi::String::New(info.Env(), open_log_sink(info[0].As<Napi::Number>()));
+  Args args(info, "openLogSink(fd: number)");
+  int fd = args.int32(0, 0, INT_MAX);
+  if (!args.ok()) return args.failed();
+  return Napi::String::New(info.Env(), open_log_sink(fd));
 }
 
 Napi::Value WriteLog(const Napi::CallbackInfo& info) {
-  std::string text = bytes(info[0]);
-  int fd = info[1].IsNumber() ? info[1].As<Napi::Number>().Int32Value() : 2;
+  Args args(info, "writeLog(text: string|Buffer, fd?: number)");
+  std::string text = args.bytes(0);
+  int fd = args.given(1) ? args.int32(1, 0, INT_MAX) : 2;
+  if (!args.ok()) return args.failed();
   return Napi::Number::New(info.Env(), static_cast<double>(write_log(text.data(), text.size(), fd)));
 }
 
@@ -153,18 +168,28 @@ Napi::Value DetachControllingTerminal(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value SetStopSelfAfter(const Napi::CallbackInfo& info) {
-  set_stop_self_after(info[0].As<Napi::Number>(), info[1].As<Napi::Boolean>());
+  Args args(info, "setStopSelfAfter(signal: number, on: boolean)");
+  int signal = args.int32(0, 1, kMaxSignal - 1);
+  bool on = args.boolean(1);
+  if (!args.ok()) return args.failed();
+  set_stop_self_after(signal, on);
   return info.Env().Undefined();
 }
 
 Napi::Value SetReportOrphans(const Napi::CallbackInfo& info) {
-  set_report_orphans(info[0].As<Napi::Boolean>());
+  Args args(info, "setReportOrphans(on: boolean)");
+  bool on = args.boolean(0);
+  if (!args.ok()) return args.failed();
+  set_report_orphans(on);
   return info.Env().Undefined();
 }
 
 // The C library's words for an errno, which dumb-init prints (libuv's differ).
 Napi::Value ErrorText(const Napi::CallbackInfo& info) {
-  return Napi::String::New(info.Env(), strerror(info[0].As<Napi::Number>().Int32Value()));
+  Args args(info, "errorText(errno: number)");
+  int errnum = args.int32(0, 0, 4095);
+  if (!args.ok()) return args.failed();
+  return Napi::String::New(info.Env(), strerror(errnum));
 }
 
 Napi::Value ReleaseFilePages(const Napi::CallbackInfo& info) {
@@ -185,33 +210,51 @@ Napi::Value CompactJsHeap(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value WatchOomEvents(const Napi::CallbackInfo& info) {
-  std::string dir = info[0].As<Napi::String>();
-  return Napi::Number::New(info.Env(), watch_oom_events(dir, info[1].As<Napi::Boolean>()));
+  Args args(info, "watchOomEvents(dir: string, v2: boolean)");
+  std::string dir = args.bytes(0);
+  bool v2 = args.boolean(1);
+  if (!args.ok()) return args.failed();
+  return Napi::Number::New(info.Env(), watch_oom_events(dir, v2));
 }
 
 Napi::Value SetSignalAction(const Napi::CallbackInfo& info) {
-  set_signal_action(info[0].As<Napi::Number>(), info[1].As<Napi::Number>());
+  Args args(info, "setSignalAction(signal: number, action: number)");
+  int signal = args.int32(0, 1, kMaxSignal - 1);
+  int action = args.int32(1, -1, kMaxSignal - 1);
+  if (!args.ok()) return args.failed();
+  set_signal_action(signal, action);
   return info.Env().Undefined();
 }
 
 Napi::Value SetForwardToGroup(const Napi::CallbackInfo& info) {
-  set_forward_to_group(info[0].As<Napi::Boolean>());
+  Args args(info, "setForwardToGroup(group: boolean)");
+  bool group = args.boolean(0);
+  if (!args.ok()) return args.failed();
+  set_forward_to_group(group);
   return info.Env().Undefined();
 }
 
 Napi::Value SignalMainChild(const Napi::CallbackInfo& info) {
-  return Napi::Number::New(info.Env(), signal_main_child(info[0].As<Napi::Number>()));
+  Args args(info, "signalMainChild(signal: number)");
+  int signal = args.int32(0, 0, kMaxSignal - 1);
+  if (!args.ok()) return args.failed();
+  return Napi::Number::New(info.Env(), signal_main_child(signal));
 }
 
 Napi::Value SignalEveryProcess(const Napi::CallbackInfo& info) {
-  return Napi::Number::New(info.Env(), signal_every_process(info[0].As<Napi::Number>()));
+  Args args(info, "signalEveryProcess(signal: number)");
+  int signal = args.int32(0, 0, kMaxSignal - 1);
+  if (!args.ok()) return args.failed();
+  return Napi::Number::New(info.Env(), signal_every_process(signal));
 }
 
 Napi::Value SignalProcess(const Napi::CallbackInfo& info) {
-  int pid = info[0].As<Napi::Number>();
-  int signal = info[1].As<Napi::Number>();
-  auto start_time = static_cast<unsigned long long>(info[2].As<Napi::Number>().DoubleValue());
-  return Napi::Number::New(info.Env(), signal_process(pid, signal, start_time));
+  Args args(info, "signalProcess(pid: number, signal: number, startTime: number)");
+  int pid = args.int32(0, 1, INT_MAX);
+  int signal = args.int32(1, 0, kMaxSignal - 1);
+  double start_time = args.number(2);
+  if (!args.ok()) return args.failed();
+  return Napi::Number::New(info.Env(), signal_process(pid, signal, static_cast<unsigned long long>(start_time)));
 }
 
 Napi::Array counter_array(Napi::Env env, const std::atomic<uint64_t>* values) {
@@ -245,7 +288,10 @@ Napi::Value IsSubreaper(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value SetParentDeathSignal(const Napi::CallbackInfo& info) {
-  return Napi::Boolean::New(info.Env(), set_parent_death_signal(info[0].As<Napi::Number>()));
+  Args args(info, "setParentDeathSignal(signal: number)");
+  int signal = args.int32(0, 0, kMaxSignal - 1);
+  if (!args.ok()) return args.failed();
+  return Napi::Boolean::New(info.Env(), set_parent_death_signal(signal));
 }
 
 Napi::Value SignalRange(const Napi::CallbackInfo& info) {
@@ -256,14 +302,26 @@ Napi::Value SignalRange(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value ExecSelf(const Napi::CallbackInfo& info) {
-  return Napi::Number::New(info.Env(), exec_self(string_array(info[0]), string_array(info[1])));
+  Args args(info, "execSelf(argv: (string|Buffer)[], env: (string|Buffer)[])");
+  std::vector<std::string> argv = args.byte_array(0);
+  std::vector<std::string> env = args.byte_array(1);
+  if (!args.ok()) return args.failed();
+  return Napi::Number::New(info.Env(), argv.empty() ? EINVAL : exec_self(argv, env));
 }
 
-Napi::Value Exit(const Napi::CallbackInfo& info) { exit_now(info[0].As<Napi::Number>()); }
+Napi::Value Exit(const Napi::CallbackInfo& info) {
+  Args args(info, "exit(code: number)");
+  int code = args.int32(0, 0, 255);
+  if (!args.ok()) return args.failed();
+  exit_now(code);
+}
 
 // {pid, uid, gid} of a connected Unix socket's peer, or the errno.
 Napi::Value PeerCredentialsOf(const Napi::CallbackInfo& info) {
-  PeerCredentials peer = peer_credentials(info[0].As<Napi::Number>());
+  Args args(info, "peerCredentials(fd: number)");
+  int fd = args.int32(0, 0, INT_MAX);
+  if (!args.ok()) return args.failed();
+  PeerCredentials peer = peer_credentials(fd);
   if (peer.error != 0) return Napi::Number::New(info.Env(), peer.error);
   Napi::Object out = Napi::Object::New(info.Env());
   out.Set("pid", static_cast<double>(peer.pid));

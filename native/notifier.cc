@@ -74,6 +74,9 @@ int start_notifier(NoticeListener on_notice) {
   pthread_attr_destroy(&attr);
   if (rc != 0) return rc;
   pthread_detach(thread);
+  // The handler can now tell JS without the main thread: from here the main thread blocks the
+  // forwarded signals, so a signal never waits behind JavaScript (start_notifier runs on it).
+  take_signals_off_main_thread();
   return 0;
 }
 

@@ -23,7 +23,7 @@ ReapListener* listener = nullptr;  // heap, never destroyed
 std::atomic<bool> report_orphans{false};
 // Orphan reports queued for JS (high 32 bits) and orphans reaped with no report of their own
 // (low 32 bits), changed together: an orphan is counted unreported only while the queue is
-// full, so one of the reports then queued takes the count (orphan_report_taken). Two separate
+// full, so one of the reports then queued takes the count (take_report). Two separate
 // counters could lose it between the reaper's "full" and its count.
 std::atomic<uint64_t> orphan_reports{0};
 constexpr uint64_t kOneQueued = uint64_t{1} << 32;
@@ -191,11 +191,12 @@ void* reaper_loop(void*) {
 
 void set_report_orphans(bool on) { report_orphans.store(on); }
 
-unsigned orphan_report_taken() {
+void take_report(ReapEvent* event) {
+  if (event->kind != ReapEvent::kOrphanReaped) return;
   uint64_t now = orphan_reports.load();
   while (!orphan_reports.compare_exchange_weak(now, (now & ~uint64_t{0xffffffff}) - kOneQueued)) {
   }
-  return static_cast<unsigned>(now & 0xffffffff);
+  event->unreported = static_cast<unsigned>(now & 0xffffffff);
 }
 
 int start_reaper(ReapListener on_event) {

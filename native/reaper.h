@@ -24,13 +24,13 @@ int start_reaper(ReapListener listener);
 
 // Also report each orphan reaped (tini's -w): one event each, so only when asked. At most
 // kOrphanReportsQueued wait for JS at a time; the reaper counts the rest, and the next report
-// JS takes carries that count (orphan_report_taken), so a storm cannot grow the queue.
+// JS takes carries that count (take_report), so a storm cannot grow the queue.
 void set_report_orphans(bool on);
 constexpr int kOrphanReportsQueued = 256;
 
-// On the JS thread, as it takes an orphan report: returns the orphans reaped meanwhile that got
-// no report of their own.
-unsigned orphan_report_taken();
+// On the JS thread, as it takes a report (or drops it: sexton is leaving): an orphan report then
+// carries the orphans reaped meanwhile that got no report of their own.
+void take_report(ReapEvent* event);
 
 
 }  // namespace sexton

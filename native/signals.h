@@ -22,7 +22,7 @@ void install_signal_handlers();
 // handler forwards, and the kernel runs the handler on a thread that is idle (the notifier, or
 // one of Node's that waits for work; SIGUSR1 only on the notifier, as Node's block it). The
 // reaper blocks them too, so its waitid is not interrupted.
-void take_signals_off_main_thread();  // on the main thread, after start_notifier
+void take_signals_off_main_thread();  // on the main thread, by start_notifier once it runs
 void block_forwarded_signals();       // on the calling thread
 void unblock_forwarded_signals();     // on the calling thread (the notifier)
 

@@ -119,6 +119,18 @@ export interface Native {
   peerCredentials(fd: number): PeerCredentials | number;
 }
 
+/** Every function the addon exports, as a value: loadNative checks the addon against it. */
+export const NATIVE_FUNCTIONS = [
+  'spawn', 'startReaper', 'startNotifier', 'installSignalHandlers', 'setSignalAction', 'setSignalNotify',
+  'setProcTrusted', 'openLogSink', 'writeLog', 'releaseFilePages', 'trimMallocHeap', 'shareOneMallocArena',
+  'compactJsHeap', 'watchOomEvents', 'setForwardToGroup', 'signalMainChild', 'signalEveryProcess', 'signalProcess',
+  'stats', 'becomeSubreaper', 'isSubreaper', 'setParentDeathSignal', 'signalRange', 'execSelf', 'exit',
+  'detachControllingTerminal', 'setStopSelfAfter', 'setReportOrphans', 'errorText', 'peerCredentials',
+] as const satisfies readonly (keyof Native)[];
+/** Compiles only while NATIVE_FUNCTIONS names every key of Native. */
+const everyKeyListed: Exclude<keyof Native, (typeof NATIVE_FUNCTIONS)[number]> extends never ? true : never = true;
+void everyKeyListed;
+
 export interface PeerCredentials {
   pid: number;
   uid: number;
@@ -165,7 +177,11 @@ export function loadNative(): Native {
   const errors: string[] = [];
   for (const candidate of addonCandidates(errors)) {
     try {
-      loaded = require(candidate) as Native;
+      const addon = require(candidate) as Record<string, unknown>;
+      // An addon from another build of sexton would fail later, at the first call it lacks.
+      const missing = NATIVE_FUNCTIONS.filter((name) => typeof addon[name] !== 'function');
+      if (missing.length > 0) throw new Error(`it lacks ${missing.join(', ')}: it was built from another version of sexton`);
+      loaded = addon as unknown as Native;
       return loaded;
     } catch (error) {
       errors.push(`${candidate}: ${(error as Error).message.split('\n')[0]}`);

@@ -1,0 +1,38 @@
+// The one typed boundary: the addon exports exactly the functions Native declares, and a wrong
+// call throws a TypeError that names the call, instead of crashing or passing a bad value on.
+import { expect, test } from 'vitest';
+import { loadNative, NATIVE_FUNCTIONS } from '../../../src/platform/native';
+
+const native = loadNative() as unknown as Record<string, (...args: unknown[]) => unknown>;
+
+test("the addon's exports and Native's keys are one set", () => {
+  expect(Object.keys(native).sort()).toEqual([...NATIVE_FUNCTIONS].sort());
+});
+
+test.each([
+  ['setSignalNotify', ['TERM', true], /setSignalNotify\(signal: number, on: boolean\): argument 1 must be a number/],
+  ['setSignalNotify', [99, true], /argument 1 must be a whole number from 1 to 64/],
+  ['setSignalAction', [15, 1.5], /argument 2 must be a whole number/],
+  ['signalProcess', [0, 15, 0], /argument 1 must be a whole number from 1/],
+  ['signalProcess', [-1, 9, 0], /argument 1 must be a whole number from 1/],
+  ['signalEveryProcess', [], /argument 1 must be a number/],
+  ['writeLog', [{}], /argument 1 must be a string or a Buffer/],
+  ['openLogSink', [-1], /argument 1 must be a whole number from 0/],
+  ['errorText', ['x'], /argument 1 must be a number/],
+  ['execSelf', [['node', 5], []], /argument 1 must be an array of strings or Buffers/],
+  ['spawn', [[], ['x']], /must not be empty/],
+  ['spawn', [['x'], 'x'], /argument 2 must be an array/],
+  ['spawn', [['x'], ['x'], 5000], /argument 3 must be a whole number from -1000 to 1000/],
+  ['startReaper', [42], /argument 1 must be a function/],
+  ['watchOomEvents', ['/nonexistent', 'yes'], /argument 2 must be a boolean/],
+  ['peerCredentials', [null], /argument 1 must be a number/],
+  ['exit', [300], /argument 1 must be a whole number from 0 to 255/],
+])('%s(%j) throws a TypeError with its usage', (name, args, message) => {
+  expect(() => native[name](...args)).toThrow(TypeError);
+  expect(() => native[name](...args)).toThrow(message);
+});
+
+test('a right call still works', () => {
+  expect(native.errorText(2)).toBe('No such file or directory');
+  expect(native.signalRange()).toMatchObject({ rtmin: expect.any(Number), rtmax: 64 });
+});
