@@ -36,3 +36,12 @@ test('every folder of src/ is on the map too', () => {
   const folders = readdirSync(path.join(root, 'src'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => `${e.name}/`);
   expect(folders.filter((folder) => !map.includes(`  ${folder}`))).toEqual([]);
 });
+
+test('test/unit mirrors src/: each folder of unit tests is a folder of src, each test file in one', () => {
+  const unit = path.join(root, 'test', 'unit');
+  const entries = readdirSync(unit, { withFileTypes: true, recursive: true });
+  const folders = entries.filter((e) => e.isDirectory()).map((e) => path.relative(unit, path.join(e.parentPath, e.name)));
+  expect(folders.filter((folder) => !readdirSync(path.join(root, 'src', path.dirname(folder))).includes(path.basename(folder)))).toEqual([]);
+  const loose = entries.filter((e) => e.isFile() && e.parentPath === unit).map((e) => e.name);
+  expect(loose).toEqual(['architecture-map.test.ts']);  // of the repository, not of a folder of src
+});

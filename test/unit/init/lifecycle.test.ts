@@ -1,6 +1,6 @@
 // The stop sequence as pure policy: inputs in, actions out, no process and no clock.
 import { describe, expect, test } from 'vitest';
-import { Action, Lifecycle, LifecycleSettings } from '../../src/init/lifecycle';
+import { Action, Lifecycle, LifecycleSettings } from '../../../src/init/lifecycle';
 
 const settings = (over: Partial<LifecycleSettings> = {}): LifecycleSettings => ({
   drainDelay: 0, grace: 10, stopSignalName: 'TERM', isInit: true, ...over,

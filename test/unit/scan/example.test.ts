@@ -4,8 +4,8 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { expect, test } from 'vitest';
-import { parseScanArgs } from '../../src/scan/cli';
-import { ROOT } from '../support/pid1';
+import { parseScanArgs } from '../../../src/scan/cli';
+import { ROOT } from '../../support/pid1';
 
 const yaml = readFileSync(path.join(ROOT, 'examples', 'kubernetes', 'zombie-scanner.yaml'), 'utf8');
 /** The example without its comments. */

@@ -1,10 +1,10 @@
 // The metrics text, rendered from a snapshot, checked by promtool (Debian's prometheus package,
 // installed by .ci/setup): no sexton process needed.
 import { expect, test } from 'vitest';
-import { renderMetrics } from '../../src/report/exporters/prometheus';
-import { readProcessMetrics } from '../../src/report/exporters/process-metrics';
-import type { StatsSnapshot } from '../../src/report/stats';
-import { checkMetrics, sample } from '../support/observability';
+import { renderMetrics } from '../../../../src/report/exporters/prometheus';
+import { readProcessMetrics } from '../../../../src/report/exporters/process-metrics';
+import type { StatsSnapshot } from '../../../../src/report/stats';
+import { checkMetrics, sample } from '../../../support/observability';
 
 const fresh: StatsSnapshot = {
   version: '1.2.3', pid: 1, role: 'init', uptimeSeconds: 0.5, phase: 'running',

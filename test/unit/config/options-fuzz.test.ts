@@ -2,8 +2,8 @@
 // through parseArgs. Every one parses or is a UsageError (never another exception), and every
 // message echoes input as one bounded, printable line. Seeded: a failure names its seed.
 import { describe, expect, it } from 'vitest';
-import { parseArgs, UsageError } from '../../src/config/options';
-import { ArgvFuzz, messageProblems } from '../support/argv-fuzz';
+import { parseArgs, UsageError } from '../../../src/config/options';
+import { ArgvFuzz, messageProblems } from '../../support/argv-fuzz';
 
 const VECTORS = 10_000;
 const SEED = 0x5e7709;

@@ -2,10 +2,10 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { expect, test } from 'vitest';
-import { OPTION_TABLE } from '../../src/config/option-table';
-import { usage } from '../../src/config/options';
+import { OPTION_TABLE } from '../../../src/config/option-table';
+import { usage } from '../../../src/config/options';
 
-const readme = readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
+const readme = readFileSync(path.join(__dirname, '..', '..', '..', 'README.md'), 'utf8');
 
 /** Rows of the table under "## Options": [flag cell, env cell]. */
 function readmeRows(): [string, string][] {

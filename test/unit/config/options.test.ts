@@ -1,6 +1,6 @@
 // Option parsing as pure policy: flags and SEXTON_* variables → Options, or one UsageError.
 import { describe, expect, test } from 'vitest';
-import { parseArgs, UsageError } from '../../src/config/options';
+import { parseArgs, UsageError } from '../../../src/config/options';
 
 const run = (argv: string[], env: Record<string, string> = {}) => {
   const request = parseArgs(argv, env);

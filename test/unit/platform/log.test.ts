@@ -1,7 +1,7 @@
 // The logger's policy over a sink that can refuse or take part of a line (the real sink is
 // native/log_sink.cc; test/faults/stderr.test.ts runs it against a pipe nobody reads).
 import { expect, test } from 'vitest';
-import { DEFAULT, Logger } from '../../src/platform/log';
+import { DEFAULT, Logger } from '../../../src/platform/log';
 
 /** A sink that takes at most `room()` bytes per write, like a full pipe or a stream socket. */
 function sink(room: () => number) {

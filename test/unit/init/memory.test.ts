@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { childOomScoreAdj, findMemoryCgroup, oomKillCount } from '../../src/init/memory';
+import { childOomScoreAdj, findMemoryCgroup, oomKillCount } from '../../../src/init/memory';
 
 const MiB = 2 ** 20;
 

@@ -6,8 +6,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { scan } from '../../src/scan/scan';
-import { requireBuilt, SEXTON } from '../support/pid1';
+import { scan } from '../../../src/scan/scan';
+import { requireBuilt, SEXTON } from '../../support/pid1';
 
 const UID = '2f3a4b5c-6d7e-4f80-9a1b-2c3d4e5f6a7b';
 const APP = 'a'.repeat(64);

@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, expect, test } from 'vitest';
-import { namesFor, parseContainerLog, parsePodDir, readKubeletNames } from '../../src/scan/kubelet';
+import { namesFor, parseContainerLog, parsePodDir, readKubeletNames } from '../../../src/scan/kubelet';
 
 const UID = '2f3a4b5c-6d7e-4f80-9a1b-2c3d4e5f6a7b';
 const UID2 = '0a1b2c3d-4e5f-4061-8293-a4b5c6d7e8f9';

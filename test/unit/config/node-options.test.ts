@@ -1,7 +1,7 @@
 // Which NODE_OPTIONS the init sheds (src/init/guards.ts re-executes sexton without them) and so
 // which it runs, and its code cache is trained, under (src/boot/code-cache-train.ts).
 import { describe, expect, it } from 'vitest';
-import { nodeOptionsOfInit, putsCodeInPid1 } from '../../src/config/node-options';
+import { nodeOptionsOfInit, putsCodeInPid1 } from '../../../src/config/node-options';
 
 describe('NODE_OPTIONS of the init', () => {
   it.each([

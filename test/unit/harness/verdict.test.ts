@@ -1,7 +1,7 @@
 // The harness's two readings of a run, as pure policy: no namespace, no root.
 import { describe, expect, test } from 'vitest';
-import { assertNoZombieLeak, VERDICT_EXIT_CODES, verdictOf } from '../../src/harness/verdict';
-import type { Pid1Report } from '../../src/harness/pid1';
+import { assertNoZombieLeak, VERDICT_EXIT_CODES, verdictOf } from '../../../src/harness/verdict';
+import type { Pid1Report } from '../../../src/harness/pid1';
 
 function report(over: Partial<Pid1Report>): Pid1Report {
   return {

@@ -2,18 +2,18 @@
 // UsageError worded as the peer's getopt words it. No process is started.
 import { constants } from 'node:os';
 import { describe, expect, test } from 'vitest';
-import { CHILD_SESSION } from '../../src/platform/native';
-import { UsageError } from '../../src/config/options';
-import { getoptLine } from '../../src/personalities/common';
-import { requestedPersonality } from '../../src/personalities/detect';
-import { DUMB_INIT_TABLE, DUMB_INIT_USAGE, parseDumbInit } from '../../src/personalities/dumb-init';
-import { parseTini, TINI_TABLE, TINI_USAGE, tiniPrefix, tiniSink } from '../../src/personalities/tini';
+import { CHILD_SESSION } from '../../../src/platform/native';
+import { UsageError } from '../../../src/config/options';
+import { getoptLine } from '../../../src/personalities/common';
+import { requestedPersonality } from '../../../src/personalities/detect';
+import { DUMB_INIT_TABLE, DUMB_INIT_USAGE, parseDumbInit } from '../../../src/personalities/dumb-init';
+import { parseTini, TINI_TABLE, TINI_USAGE, tiniPrefix, tiniSink } from '../../../src/personalities/tini';
 
 const S = constants.signals;
 
 function run<T>(request: { kind: string; options?: T }) {
   if (request.kind !== 'run') throw new Error(`expected a run, got ${request.kind}`);
-  return request as unknown as { kind: 'run'; options: import('../../src/config/options').Options; extra: any };
+  return request as unknown as { kind: 'run'; options: import('../../../src/config/options').Options; extra: any };
 }
 const tini = (argv: string[], env: Record<string, string> = {}) => run(parseTini(argv, env));
 const dumbInit = (argv: string[], env: Record<string, string> = {}) => run(parseDumbInit(argv, env));

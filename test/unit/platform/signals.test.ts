@@ -1,7 +1,7 @@
 // Signal names and numbers, as pure policy; and the real-time range against the C library's.
 import { expect, test } from 'vitest';
-import { loadNative } from '../../src/platform/native';
-import { parseSignal, realtimeRange, signalName } from '../../src/platform/signals';
+import { loadNative } from '../../../src/platform/native';
+import { parseSignal, realtimeRange, signalName } from '../../../src/platform/signals';
 
 test('names, SIG names, numbers and real-time offsets', () => {
   expect(parseSignal('TERM')).toBe(15);

@@ -1,7 +1,7 @@
 // Attribution from /proc/PID/cgroup: real-world paths of every runtime and cgroup driver, in
 // cgroup v1 (a line per hierarchy) and v2 (`0::path`), including this machine's hybrid layout.
 import { describe, expect, test } from 'vitest';
-import { attributeCgroup, attributePath } from '../../src/scan/cgroup';
+import { attributeCgroup, attributePath } from '../../../src/scan/cgroup';
 
 const ID = '3d622ec4078dff0ca415ccc098c62b52adbb41a727662cf86cc818e88ab2b1d3';
 const POD_ID = '33a480033839d88b10144c7730bf59fedf8c6d61fb93aecce8818a0336635a7a';

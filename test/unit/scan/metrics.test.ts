@@ -2,8 +2,8 @@
 // number; never a command line. (Served for real, scraped and checked with promtool in
 // test/scan.test.ts.)
 import { expect, test } from 'vitest';
-import { MAX_SERIES, renderScanMetrics } from '../../src/scan/metrics';
-import type { ScanResult, ZombieGroupReport } from '../../src/scan/scan';
+import { MAX_SERIES, renderScanMetrics } from '../../../src/scan/metrics';
+import type { ScanResult, ZombieGroupReport } from '../../../src/scan/scan';
 
 const UID = '2f3a4b5c-6d7e-4f80-9a1b-2c3d4e5f6a7b';
 

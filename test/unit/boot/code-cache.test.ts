@@ -4,7 +4,7 @@
 // bytecode; and V8 crashes on damaged bytes.)
 import { crc32 } from 'node:zlib';
 import { describe, expect, test } from 'vitest';
-import { cachedDataFor, cacheHead, NodeBinary, sealCache } from '../../src/boot/code-cache';
+import { cachedDataFor, cacheHead, NodeBinary, sealCache } from '../../../src/boot/code-cache';
 
 const node: NodeBinary = { version: 'v20.20.2', arch: 'x64', size: 98932688 };
 const init = '"use strict";\nmain();\n';

@@ -1,7 +1,7 @@
 // quote(): how sexton echoes input in a message (issue 10 §5).
 import { describe, expect, it } from 'vitest';
-import { quote } from '../../src/config/quote';
-import { messageProblems } from '../support/argv-fuzz';
+import { quote } from '../../../src/config/quote';
+import { messageProblems } from '../../support/argv-fuzz';
 
 describe('quote', () => {
   it('shows plain text as it is, in quotes', () => {

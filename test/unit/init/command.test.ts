@@ -4,7 +4,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { commandCandidates, execFailure } from '../../src/init/command';
+import { commandCandidates, execFailure } from '../../../src/init/command';
 
 const e = constants.errno;
 const dir = mkdtempSync(path.join(tmpdir(), 'sexton-unit-command-'));
