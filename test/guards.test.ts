@@ -2,9 +2,9 @@
 // uncaught exception nor EPIPE on stderr kills sexton.
 import { execa } from 'execa';
 import { beforeAll, expect, test } from 'vitest';
-import { fixture } from './support/core';
-import { asPid1, childrenOf, requireBuilt, runAsPid1, sextonArgv, until } from './support/pid1';
+import { asPid1, fixture, requireBuilt, runAsPid1, sextonArgv, until } from './support/pid1';
 import { track } from './support/processes';
+import { childrenOf } from '../src/harness/namespace';
 
 beforeAll(requireBuilt);
 

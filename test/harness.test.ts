@@ -5,8 +5,8 @@
 import * as path from 'node:path';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { assertNoZombieLeak, formatReport, runAsPid1 as runUnderInit, runWorkload, type WorkloadReport } from '../src/harness/index';
-import { FIXTURES, requireBuilt, runAsPid1 } from './support/pid1';
-import { harnessCli, killHarnessRuns, parseJsonReport, requireTini } from './support/harness';
+import { FIXTURES, requireBuilt, requireTini, runAsPid1 } from './support/pid1';
+import { harnessCli, killHarnessRuns, parseJsonReport } from './support/harness';
 
 const ORPHANS = 100;
 const STORM = 500;

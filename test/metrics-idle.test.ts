@@ -5,10 +5,9 @@
 import * as net from 'node:net';
 import { beforeAll, expect, it } from 'vitest';
 import { freePort } from './support/observability';
-import { requireBuilt, runAsPid1 } from './support/pid1';
+import { requireBuilt, runAsPid1, sleep } from './support/pid1';
 import { switchesByThread } from './support/processes';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Context switches of every thread of pid: an idle process has none. */
 const switches = (pid: number) => [...switchesByThread(pid).values()].reduce((a, b) => a + b, 0);

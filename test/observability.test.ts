@@ -6,11 +6,10 @@ import { existsSync, readdirSync, readFileSync, statSync, symlinkSync, writeFile
 import * as path from 'node:path';
 import { execa } from 'execa';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { childrenOf, requireBuilt, ROOT, runAsPid1, SEXTON, until, zombiesUnder } from './support/pid1';
-import {
-  checkMetrics, eventually, freePort, freshDir, hostDescendants, leakingApp, namespacePid, ownSocketInodes, promtool,
-  removeDirs, sample, status, statusJson, unixSocketInode,
-} from './support/observability';
+import { requireBuilt, ROOT, runAsPid1, SEXTON, until, zombiesUnder } from './support/pid1';
+import { checkMetrics, eventually, freePort, freshDir, leakingApp, namespacePid, ownSocketInodes, promtool, removeDirs, sample, status, statusJson, unixSocketInode } from './support/observability';
+import { childrenOf } from '../src/harness/namespace';
+import { hostDescendants } from './support/processes';
 
 const VERSION = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
 const workload = (...args: string[]) => [process.execPath, path.join(ROOT, 'dist', 'workload.js'), ...args];

@@ -2,9 +2,10 @@
 // Debian's dumb-init, so each assertion is one dumb-init itself passes.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runInTerminal } from './support/core';
-import { childrenOf, procStat, requireBuilt, runAsPid1, SEXTON, until } from './support/pid1';
+import { requireBuilt, runAsPid1, SEXTON, until } from './support/pid1';
 import { alive, bothOf, descendantNamed, inOwnProcessGroup, Links, onlyChild, requirePeers, printed, running, runTool, runToEnd, state } from './support/personalities';
-import { track } from './support/processes';
+import { procStat, track } from './support/processes';
+import { childrenOf } from '../src/harness/namespace';
 
 
 let links: Links;

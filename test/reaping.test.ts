@@ -3,9 +3,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeAll, expect, test } from 'vitest';
-import { commandLine, fixture, procStat, runDirect } from './support/core';
-import { hostDescendants } from './support/pid1';
-import { childrenOf, requireBuilt, runAsPid1, until, zombiesUnder } from './support/pid1';
+import { commandLine, runDirect } from './support/core';
+import { fixture, requireBuilt, runAsPid1, sleep, until, zombiesUnder } from './support/pid1';
+import { hostDescendants, procStat } from './support/processes';
+import { childrenOf } from '../src/harness/namespace';
 
 const ORPHANS = fixture('core-orphans.sh');
 const NO_INIT = fixture('core-noinit.js');
@@ -26,7 +27,6 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Samples the zombie count under pid every few ms until `stop` resolves; returns the largest. */
 async function maxZombiesUntil(pid: number, stop: Promise<unknown>): Promise<number> {

@@ -7,8 +7,9 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { checkMetrics, freePort, namespacePid, sample } from './support/observability';
-import { childrenOf, hostDescendants, procStat, requireBuilt, runAsPid1, SEXTON, until } from './support/pid1';
-import { track } from './support/processes';
+import { requireBuilt, runAsPid1, SEXTON, until } from './support/pid1';
+import { hostDescendants, procStat, track } from './support/processes';
+import { childrenOf } from '../src/harness/namespace';
 
 let dir: string;
 /** A `sleep` whose command line and name carry a token that must never reach the metrics. */

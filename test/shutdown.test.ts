@@ -6,10 +6,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { requireBuilt, runAsPid1, SEXTON, until } from './support/pid1';
-import {
-  fixture, isAlive, logLines, parentOf, readyPids, requireTini, signalStamps, sleep, TINI,
-} from './support/shutdown';
+import { fixture, requireBuilt, requireTini, runAsPid1, SEXTON, sleep, TINI, until } from './support/pid1';
+import { isAlive, logLines, parentOf, readyPids, signalStamps } from './support/shutdown';
 import { track } from './support/processes';
 
 const NODE = process.execPath;

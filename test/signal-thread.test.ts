@@ -4,9 +4,9 @@
 // switches while signals reach the child through sexton, running as PID 1.
 import { readdirSync, readFileSync } from 'node:fs';
 import { beforeAll, expect, test } from 'vitest';
-import { requireBuilt, runAsPid1, until } from './support/pid1';
+import { requireBuilt, runAsPid1, sleep, until } from './support/pid1';
 import { switchesByThread } from './support/processes';
-import { sendAndAwait, SIG, sleep, trapChild } from './support/signals';
+import { sendAndAwait, SIG, trapChild } from './support/signals';
 
 const { SIGUSR1, SIGWINCH, SIGHUP, SIGTERM } = SIG;
 

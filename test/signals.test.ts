@@ -8,10 +8,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeAll, expect, test } from 'vitest';
-import { childrenOf, procStat, requireBuilt, runAsPid1, SEXTON, until } from './support/pid1';
-import {
-  deliveries, fixture, inspectorOpened, RTMAX, RTMIN, sendAndAwait, SIG, sleep, trapChild,
-} from './support/signals';
+import { fixture, requireBuilt, runAsPid1, SEXTON, sleep, until } from './support/pid1';
+import { deliveries, inspectorOpened, RTMAX, RTMIN, sendAndAwait, SIG, trapChild } from './support/signals';
+import { childrenOf } from '../src/harness/namespace';
+import { procStat } from './support/processes';
 
 const { SIGTERM, SIGUSR1, SIGUSR2, SIGSEGV, SIGPIPE } = SIG;
 

@@ -1,8 +1,10 @@
 // sexton as PID 1 on a pseudo-terminal (util-linux `script`): the child owns the terminal,
 // reads what is typed, and job control stops and resumes it without wedging sexton.
 import { beforeAll, expect, test } from 'vitest';
-import { procStat, runInTerminal } from './support/core';
-import { childrenOf, requireBuilt, until } from './support/pid1';
+import { runInTerminal } from './support/core';
+import { requireBuilt, until } from './support/pid1';
+import { procStat } from './support/processes';
+import { childrenOf } from '../src/harness/namespace';
 
 beforeAll(requireBuilt);
 

@@ -5,10 +5,11 @@ import { execa } from 'execa';
 import * as path from 'node:path';
 import { afterEach, expect, inject, test } from 'vitest';
 import { checkMetrics, freePort, sample } from '../support/observability';
-import { childrenOf, requireBuilt, SEXTON, until } from '../support/pid1';
+import { requireBuilt, SEXTON, until } from '../support/pid1';
 import { images, removeAll, runToEnd, start } from './containers';
 import { podman } from './podman';
 import { track } from '../support/processes';
+import { childrenOf } from '../../src/harness/namespace';
 
 const engine = () => inject('engine');
 const pods = new Set<string>();

@@ -7,8 +7,9 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ArgvFuzz, messageProblems, type Word } from '../support/argv-fuzz';
-import { inPidNamespace, requireBuilt, requireTini, SEXTON, TINI } from '../support/pid1';
+import { requireBuilt, requireTini, SEXTON, TINI } from '../support/pid1';
 import { track } from '../support/processes';
+import { inPidNamespace } from '../../src/harness/namespace';
 
 const NODE = process.execPath;
 let scratch = '';

@@ -5,8 +5,9 @@
 import { execa } from 'execa';
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { inPidNamespace, requireBuilt, SEXTON } from '../support/pid1';
+import { requireBuilt, SEXTON } from '../support/pid1';
 import { track } from '../support/processes';
+import { inPidNamespace } from '../../src/harness/namespace';
 
 const NODE = process.execPath;
 

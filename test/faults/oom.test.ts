@@ -5,10 +5,10 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  compileFixtures, CompiledFixtures, hasSysResource, MemoryCgroup, oomKilledPid, oomScoreAdj, readStats, requireMemoryCgroupV1, scratchDir, statusKb,
-} from '../support/faults';
-import { childrenOf, hostDescendants, Pid1Run, procStat, requireBuilt, runAsPid1, until } from '../support/pid1';
+import { compileFixtures, CompiledFixtures, hasSysResource, MemoryCgroup, oomKilledPid, oomScoreAdj, readStats, requireMemoryCgroupV1, scratchDir, statusKb } from '../support/faults';
+import { Pid1Run, requireBuilt, runAsPid1, until } from '../support/pid1';
+import { childrenOf } from '../../src/harness/namespace';
+import { hostDescendants, procStat } from '../support/processes';
 
 const WORKER_MIB = 12;
 const LIMITS_MIB = [64, 96, 256];

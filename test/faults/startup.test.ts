@@ -6,9 +6,10 @@ import { existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync } from 'nod
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { childrenOf, FIXTURES, inPidNamespace, procStat, requireBuilt, runAsPid1, SEXTON, until } from '../support/pid1';
+import { FIXTURES, requireBuilt, runAsPid1, SEXTON, until } from '../support/pid1';
 import { freePort } from '../support/observability';
-import { track } from '../support/processes';
+import { procStat, track } from '../support/processes';
+import { childrenOf, inPidNamespace } from '../../src/harness/namespace';
 
 const NODE = process.execPath;
 let scratch = '';

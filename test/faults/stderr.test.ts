@@ -7,7 +7,9 @@ import { closeSync, constants, existsSync, openSync, readFileSync, readlinkSync,
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { compileFixtures, CompiledFixtures, readStats, scratchDir, statusKb } from '../support/faults';
-import { childrenOf, fixture, inPidNamespace, procStat, requireBuilt, sextonArgv, until } from '../support/pid1';
+import { fixture, requireBuilt, sextonArgv, until } from '../support/pid1';
+import { childrenOf, inPidNamespace } from '../../src/harness/namespace';
+import { procStat } from '../support/processes';
 
 const O_NONBLOCK = constants.O_NONBLOCK;
 const FILLER = 'x';

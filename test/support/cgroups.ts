@@ -3,7 +3,7 @@
 // limit (see underPidsLimit); everything it forks counts against pids.max.
 import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { procStat } from './pid1';
+import { procStat } from './processes';
 
 function pidsRoot(): string {
   try {

@@ -2,10 +2,10 @@
 // pseudo-terminal, and reading a process's state from the host.
 import { execa, type ResultPromise } from 'execa';
 import { readFileSync } from 'node:fs';
-import { asPid1, childrenOf, untilExecuted, fixture, hostDescendants, procStat, sextonArgv, until } from './pid1';
-import { track } from './processes';
+import { asPid1, untilExecuted, sextonArgv, until } from './pid1';
+import { hostDescendants, track } from './processes';
+import { childrenOf } from '../../src/harness/namespace';
 
-export { fixture, procStat };
 
 export function commandLine(pid: number): string[] {
   try {

@@ -2,9 +2,9 @@
 // library started, and insist on tini.
 import { execa } from 'execa';
 import { readFileSync } from 'node:fs';
-import { hostDescendants, requireTini, SEXTON, TINI } from './pid1';
+import { SEXTON } from './pid1';
+import { hostDescendants } from './processes';
 
-export { requireTini, TINI };
 
 /** The harness has no handle to kill its runs: find every unshare below this worker, by pid. */
 export function killHarnessRuns(): void {

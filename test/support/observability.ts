@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSyn
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { FIXTURES, hostDescendants, SEXTON } from './pid1';
+import { FIXTURES, SEXTON } from './pid1';
 
 export const APP = path.join(FIXTURES, 'obs-app.sh');
 
@@ -87,7 +87,6 @@ export function unixSocketInode(pid: number, socketPath: string): number | undef
   return undefined;
 }
 
-export { hostDescendants };
 
 /** The pid a host process has inside its own (innermost) PID namespace. */
 export function namespacePid(hostPid: number): number {

@@ -4,8 +4,9 @@ import { execa } from 'execa';
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { childrenOf, hostDescendants, procStat, SEXTON, TINI, until } from './pid1';
-import { track } from './processes';
+import { SEXTON, TINI, until } from './pid1';
+import { hostDescendants, procStat, track } from './processes';
+import { childrenOf } from '../../src/harness/namespace';
 
 export const DUMB_INIT = '/usr/bin/dumb-init';
 export type Peer = 'tini' | 'dumb-init';

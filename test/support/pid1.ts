@@ -5,8 +5,6 @@ import * as path from 'node:path';
 import { childrenOf, inPidNamespace } from '../../src/harness/namespace';
 import { hostDescendants, procStat, startTimeOf, track } from './processes';
 
-export { childrenOf, hostDescendants, inPidNamespace, procStat };
-export type { ProcStat } from './processes';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
 export const SEXTON = path.join(ROOT, 'dist', 'sexton.js');
@@ -43,6 +41,8 @@ export interface RunOptions {
 export function sextonArgv(args: string[], nodeArgs: string[] = []): string[] {
   return [process.execPath, ...nodeArgs, SEXTON, ...args];
 }
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function until<T>(probe: () => T | undefined | false, timeoutMs = 10_000, what = 'condition'): Promise<T> {
   const deadline = Date.now() + timeoutMs;

@@ -1,7 +1,7 @@
 // Helpers for the stop-sequence tests: fixture paths, readiness lines, and watching host pids.
-import { fixture, procStat, requireTini, TINI, type Pid1Run } from './pid1';
+import { type Pid1Run } from './pid1';
+import { procStat } from './processes';
 
-export { fixture, requireTini, TINI };
 
 /** Waits for the fixture's "ready N M ..." line and returns the numbers on it. */
 export async function readyPids(run: Pid1Run): Promise<number[]> {
@@ -25,7 +25,6 @@ export function logLines(stderr: string): string[] {
   return stderr.split('\n').filter((l) => l.startsWith('sexton: ')).map((l) => l.slice('sexton: '.length));
 }
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Parent pid of pid (host view), or 0 once it is gone. */
 export function parentOf(pid: number): number {

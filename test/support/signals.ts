@@ -2,15 +2,13 @@
 // one at a time (two signals of one kind sent before the child handles the first coalesce).
 import { constants } from 'node:os';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import * as path from 'node:path';
-import { FIXTURES, until } from './pid1';
+import { fixture, until } from './pid1';
 
 export const SIG = constants.signals;
 /** glibc's real-time range (sexton, dash and the kernel agree on it here). */
 export const RTMIN = 34;
 export const RTMAX = 64;
 
-export const fixture = (name: string) => path.join(FIXTURES, name);
 export const TRAP = fixture('signals-trap.sh');
 
 /** argv of a child that prints "got N" for each signal number given; TERM makes it exit 3. */
@@ -46,7 +44,6 @@ export async function sendAndAwait(
   );
 }
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Inodes of the sockets pid holds open. */
 function socketInodes(pid: number): Set<string> {
