@@ -7,7 +7,7 @@
 //
 // Any crash of the bench itself exits non-zero, in both modes. Every namespace the bench
 // starts is SIGKILLed by pid when it ends, however it ends.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { killAll } from './lib/pid1.mjs';
@@ -64,13 +64,8 @@ function describeSettings(s) {
   ].join('\n');
 }
 
-/** Hand-written notes under "## Notes" in RESULTS.md survive a rewrite. */
-function keptNotes() {
-  if (!existsSync(RESULTS)) return '';
-  const text = readFileSync(RESULTS, 'utf8');
-  const at = text.indexOf('\n## Notes');
-  return at < 0 ? '' : text.slice(at);
-}
+/** RESULTS.md is all generated; the hand-written notes are bench/NOTES.md, which it points to. */
+const NOTES_LINK = '\nWhat these figures mean, and how they were measured: [NOTES.md](NOTES.md), written by hand.\n';
 
 /** How this run was started, for RESULTS.md. */
 function commandLine(args) {
@@ -122,7 +117,7 @@ async function main(args) {
       versions: versions(),
       settings: describeSettings(settings),
     };
-    writeFileSync(RESULTS, resultsMarkdown(meta, results, lines, names) + keptNotes());
+    writeFileSync(RESULTS, resultsMarkdown(meta, results, lines, names) + NOTES_LINK);
     log(`wrote ${path.relative(process.cwd(), RESULTS)}`);
   }
   const misses = lines.filter((l) => !l.pass).length;
