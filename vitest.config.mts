@@ -4,7 +4,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     // Real containers need podman and their own setup: npm run test:containers.
-    exclude: [...configDefaults.exclude, 'test/containers/**'],
+    exclude: [...configDefaults.exclude, 'test/containers/**', 'test/cri/**'],
     // SIGKILLs, by pid, every process a test started: test/support/processes.ts.
     setupFiles: ['test/support/cleanup.ts'],
     testTimeout: 60_000,

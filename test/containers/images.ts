@@ -93,11 +93,11 @@ async function build(engine: Engine, context: string, dockerfile: string, image:
 }
 
 /**
- * Builds every image of images/ and Dockerfile.examples from the base images, in a build
- * context holding the tarball (and the example apps at the paths Dockerfile.examples uses).
- * Returns how long each build took, in ms.
+ * Builds every image of images/ and Dockerfile.examples from the base images (or only `images/node`
+ * when `nodeOnly`: the CRI tier's need), in a build context holding the tarball (and the example
+ * apps at the paths Dockerfile.examples uses). Returns how long each build took, in ms.
  */
-export async function buildImages(engine: Engine, scratch: string, tarball: string): Promise<Record<string, number>> {
+export async function buildImages(engine: Engine, scratch: string, tarball: string, nodeOnly = false): Promise<Record<string, number>> {
   const context = path.join(scratch, 'context');
   mkdirSync(context, { recursive: true });
   copyFileSync(tarball, path.join(context, path.basename(tarball)));
@@ -108,6 +108,7 @@ export async function buildImages(engine: Engine, scratch: string, tarball: stri
     BASE: IMAGES.nodeBase,
     SEXTON: sexton,
   });
+  if (nodeOnly) return ms;
   ms.added = await build(engine, context, path.join(ROOT, 'images', 'add-sexton', 'Dockerfile'), IMAGES.added, {
     NODE_IMAGE: IMAGES.nodeBase,
     APP_IMAGE: IMAGES.glibcBase,

@@ -1,0 +1,62 @@
+// The CRI tier's images, made with the container suite's own builders in a podman store of the
+// run's own (under its cri-<random> directory): the glibc base (an image with no Node), images/node
+// with sexton from the `npm pack` tarball, and a pause image of a static binary (no registry to
+// pull the kubelet's from). `podman save` hands them to `ctr -n k8s.io images import`.
+import { execa } from 'execa';
+import { chmodSync, copyFileSync, mkdirSync } from 'node:fs';
+import * as path from 'node:path';
+import { packTarball } from '../support/shipping';
+import { addNode, assembleGlibcRootfs, buildImages, IMAGES, importRootfs } from '../containers/images';
+import { Engine, podman, writeContainersConf } from '../containers/podman';
+
+export const CRI_IMAGES = {
+  glibcBase: `${IMAGES.glibcBase}:latest`,
+  node: `${IMAGES.node}:latest`,
+  pause: 'localhost/sexton-test/pause:cri',
+};
+
+async function pauseImage(engine: Engine, scratch: string): Promise<void> {
+  const rootfs = path.join(scratch, 'pause-rootfs');
+  mkdirSync(rootfs);
+  await execa('gcc', ['-static', '-Os', '-o', path.join(rootfs, 'pause'), path.join(__dirname, 'pause.c')]);
+  const tar = `${rootfs}.tar`;
+  await execa('tar', ['-C', rootfs, '-cf', tar, '.']);
+  await podman(engine, ['import', '--change', 'ENTRYPOINT ["/pause"]', tar, CRI_IMAGES.pause]);
+}
+
+/** Builds the images and imports them into containerd's k8s.io namespace; returns the ms taken. */
+export async function importImages(scratch: string, socket: string): Promise<number> {
+  const started = Date.now();
+  const engine: Engine = {
+    conf: await writeContainersConf(scratch),
+    driver: 'overlay',
+    root: path.join(scratch, 'podman', 'root'),
+    runroot: path.join(scratch, 'podman', 'run'),
+  };
+  const glibcRootfs = path.join(scratch, 'glibc-rootfs');
+  const nodeRootfs = path.join(scratch, 'node-rootfs');
+  mkdirSync(glibcRootfs);
+  mkdirSync(nodeRootfs);
+  await assembleGlibcRootfs(glibcRootfs);
+  await importRootfs(engine, glibcRootfs, IMAGES.glibcBase, '/bin/sh');
+  await assembleGlibcRootfs(nodeRootfs);
+  addNode(nodeRootfs);
+  await importRootfs(engine, nodeRootfs, IMAGES.nodeBase, 'node');
+  await pauseImage(engine, scratch);
+  await buildImages(engine, scratch, await packTarball(scratch), true);
+  const archive = path.join(scratch, 'images.tar');
+  await podman(engine, ['save', '--multi-image-archive', '--format', 'docker-archive', '-o', archive, ...Object.values(CRI_IMAGES)], { timeoutMs: 120_000 });
+  await execa('ctr', ['--address', socket, '--namespace', 'k8s.io', 'images', 'import', archive], { timeout: 120_000 });
+  // podman's store is not needed past this point: its overlay mounts would outlive the run.
+  await podman(engine, ['system', 'reset', '--force'], { reject: false, timeoutMs: 60_000 });
+  return Date.now() - started;
+}
+
+/** The static tini, for pods that compare sexton with tini as PID 1: mounted, not built in. */
+export function tiniStatic(scratch: string): string {
+  const dir = path.join(scratch, 'tini');
+  mkdirSync(dir, { recursive: true });
+  copyFileSync('/usr/bin/tini-static', path.join(dir, 'tini'));
+  chmodSync(path.join(dir, 'tini'), 0o755);
+  return dir;
+}

@@ -1,0 +1,118 @@
+// Pods as the kubelet makes them through CRI: the pod's UID, namespace and name in the sandbox's
+// metadata and labels, a cgroup parent shaped like the kubelet's cgroupfs one
+// (<run>/kubepods/besteffort/pod<uid>), logs under <pods dir>/<namespace>_<name>_<uid>/<container>/,
+// host networking (no CNI), and each container in a PID namespace of its own unless asked.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { afterAll, inject } from 'vitest';
+import { connect, ContainerConfig, ContainerStatus, CriClient, NamespaceMode, PodConfig } from './client';
+
+export const NAMESPACE = 'sexton-cri';
+
+let shared: CriClient | undefined;
+
+export function cri(): CriClient {
+  shared ??= connect(inject('containerd').socket);
+  return shared;
+}
+
+/** An open channel keeps the test worker alive: closed after each file. */
+afterAll(() => {
+  shared?.close();
+  shared = undefined;
+});
+
+export interface ContainerSpec {
+  name: string;
+  image: string;
+  command?: string[];
+  args?: string[];
+  env?: Record<string, string>;
+  mounts?: { container_path: string; source: string; readonly?: boolean }[];
+  /** CONTAINER (the kubelet's default) or POD (shareProcessNamespace: true). */
+  pid?: NamespaceMode;
+}
+
+export class Pod {
+  readonly uid = randomUUID();
+  readonly config: PodConfig;
+  id = '';
+
+  constructor(readonly name: string) {
+    const { name: run, podsDir } = inject('containerd');
+    this.config = {
+      metadata: { name, uid: this.uid, namespace: NAMESPACE },
+      log_directory: path.join(podsDir, `${NAMESPACE}_${name}_${this.uid}`),
+      labels: { 'io.kubernetes.pod.name': name, 'io.kubernetes.pod.namespace': NAMESPACE, 'io.kubernetes.pod.uid': this.uid },
+      linux: {
+        cgroup_parent: `/${run}/kubepods/besteffort/pod${this.uid}`,
+        security_context: { namespace_options: { network: 'NODE', pid: 'POD', ipc: 'POD' } },
+      },
+    };
+  }
+
+  /** The pod's cgroup directory in a v1 hierarchy. */
+  cgroup(controller = 'pids'): string {
+    return path.join('/sys/fs/cgroup', controller, this.config.linux!.cgroup_parent!);
+  }
+
+  async run(): Promise<this> {
+    this.id = await cri().runPod(this.config);
+    return this;
+  }
+
+  /** CreateContainer and StartContainer; returns the container's id. */
+  async start(spec: ContainerSpec): Promise<string> {
+    const config: ContainerConfig = {
+      metadata: { name: spec.name },
+      image: { image: spec.image },
+      command: spec.command,
+      args: spec.args,
+      envs: Object.entries(spec.env ?? {}).map(([key, value]) => ({ key, value })),
+      mounts: spec.mounts,
+      labels: { ...this.config.labels, 'io.kubernetes.container.name': spec.name },
+      log_path: `${spec.name}/0.log`,
+      linux: { security_context: { namespace_options: { network: 'NODE', pid: spec.pid ?? 'CONTAINER', ipc: 'POD' } } },
+    };
+    const id = await cri().createContainer(this.id, config, this.config);
+    await cri().startContainer(id);
+    return id;
+  }
+
+  /** The container's log as containerd wrote it (CRI format: time stream tag text), text only. */
+  log(container: string): string {
+    const file = path.join(this.config.log_directory!, container, '0.log');
+    return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => l.split(' ').slice(3).join(' ')).join('\n');
+  }
+
+  /** StopPodSandbox and RemovePodSandbox, as the kubelet ends a pod. */
+  async remove(): Promise<void> {
+    if (!this.id) return;
+    await cri().stopPod(this.id);
+    await cri().removePod(this.id);
+    this.id = '';
+  }
+}
+
+export function podName(story: string): string {
+  return `${story}-${randomBytes(3).toString('hex')}`;
+}
+
+/** Waits for a container to reach EXITED; returns its status. */
+export async function exited(id: string, timeoutMs = 30_000): Promise<ContainerStatus> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const status = await cri().containerStatus(id);
+    if (status.state === 'CONTAINER_EXITED') return status;
+    if (Date.now() > deadline) throw new Error(`container ${id} still ${status.state} after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Host pid of a running container's PID 1 (ContainerStatus's verbose info, as crictl shows it). */
+export async function hostPid(id: string): Promise<number> {
+  const { pid } = await cri().containerStatus(id);
+  if (!pid) throw new Error(`container ${id} has no pid in its status`);
+  return pid;
+}
