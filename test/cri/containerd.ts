@@ -166,6 +166,7 @@ export async function startContainerd(pauseImage: string): Promise<{ containerd:
   const name = path.basename(dir);
   mkdirSync(path.join(dir, 'cni'));
   mkdirSync(path.join(dir, 'pods'));
+  mkdirSync(path.join(dir, 'containers'));  // the kubelet's /var/log/containers, beside pods/
   writeFileSync(path.join(dir, 'config.toml'), config(dir, pauseImage));
   const log = openSync(path.join(dir, 'containerd.log'), 'a');
   const child = spawn('containerd', ['--config', path.join(dir, 'config.toml')], { stdio: ['ignore', log, log] });

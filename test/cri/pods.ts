@@ -3,7 +3,7 @@
 // (<run>/kubepods/besteffort/pod<uid>), logs under <pods dir>/<namespace>_<name>_<uid>/<container>/,
 // host networking (no CNI), and each container in a PID namespace of its own unless asked.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, symlinkSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, inject } from 'vitest';
 import { connect, ContainerConfig, ContainerStatus, CriClient, NamespaceMode, PodConfig } from './client';
@@ -77,6 +77,9 @@ export class Pod {
     };
     const id = await cri().createContainer(this.id, config, this.config);
     await cri().startContainer(id);
+    // As the kubelet does once the container started: /var/log/containers/<pod>_<ns>_<name>-<id>.log.
+    const link = path.join(path.dirname(inject('containerd').podsDir), 'containers', `${this.name}_${NAMESPACE}_${spec.name}-${id}.log`);
+    symlinkSync(path.join(this.config.log_directory!, config.log_path!), link);
     return id;
   }
 

@@ -1,9 +1,11 @@
 // The seed's zombie pod through CRI: the workload that ships in sexton's package starts shells
 // that detach 200 short-lived processes and exit, and never waits for the orphans. Without an
 // init the app is PID 1 and they stay zombies; with sexton as PID 1 none is left.
-import { afterEach, expect, test } from 'vitest';
+import { execa } from 'execa';
+import { afterEach, expect, inject, test } from 'vitest';
+import { SEXTON } from '../support/pid1';
 import { CRI_IMAGES } from './images';
-import { cri, exited, Pod, podName } from './pods';
+import { cri, exited, NAMESPACE, Pod, podName } from './pods';
 
 const WORKLOAD = ['node', '/usr/local/lib/node_modules/sexton/dist/workload.js', 'orphans', '200'];
 const COUNT_ZOMBIES = ['sh', '-c', 'grep -l "^State:.*Z" /proc/[0-9]*/status | wc -l'];
@@ -27,11 +29,25 @@ async function zombiePod(withSexton: boolean): Promise<{ pod: Pod; app: string }
   return { pod, app };
 }
 
-test('without an init: 200 zombies re-parented to the app as PID 1, and StopContainer waits out the grace (137)', async () => {
-  const { app } = await zombiePod(false);
+test('without an init: 200 zombies re-parented to the app as PID 1; sexton scan on the node names their namespace, pod and container; StopContainer waits out the grace (137)', async () => {
+  const { pod, app } = await zombiePod(false);
   const count = await cri().execSync(app, COUNT_ZOMBIES, 10);
   expect(count.exit_code).toBe(0);
   expect(Number(count.stdout.trim())).toBe(200);
+
+  // The node's view: /proc of the host and the kubelet's log directories (here, the tier's).
+  const scan = await execa(process.execPath, [SEXTON, 'scan', '--json', '--pods-dir', inject('containerd').podsDir], { reject: false, timeout: 30_000 });
+  expect(scan.exitCode, scan.stderr).toBe(1);  // zombies found
+  const groups = (JSON.parse(scan.stdout) as { groups: Record<string, unknown>[] }).groups.filter((g) => g.containerId === app);
+  expect(groups).toEqual([expect.objectContaining({
+    zombies: 200,
+    podUid: pod.uid,
+    namespace: NAMESPACE,
+    pod: pod.name,
+    container: 'app',
+    reason: 'pid1-does-not-reap',
+    cgroup: expect.stringMatching(new RegExp(`/kubepods/besteffort/pod${pod.uid}/${app}$`)),
+  })]);
   const started = Date.now();
   await cri().stopContainer(app, 2);
   const ms = Date.now() - started;
