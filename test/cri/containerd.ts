@@ -4,7 +4,7 @@
 // directory and removes it; the synchronous part also runs from a process-exit guard.
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { constants, tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { until } from '../support/pid1';
 import { connect, CriClient } from './client';
@@ -112,6 +112,10 @@ function shimsOf(socket: string): number[] {
   return out;
 }
 
+const GUARDED: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+/** Takes the exit and signal guards off once teardown has run. */
+let disarm: (() => void) | undefined;
+
 const kill = (pid: number) => {
   try {
     process.kill(pid, 'SIGKILL');
@@ -171,9 +175,18 @@ export async function startContainerd(pauseImage: string): Promise<{ containerd:
   const log = openSync(path.join(dir, 'containerd.log'), 'a');
   const child = spawn('containerd', ['--config', path.join(dir, 'config.toml')], { stdio: ['ignore', log, log] });
   const containerd: Containerd = { dir, name, socket: path.join(dir, 'containerd.sock'), podsDir: path.join(dir, 'pods'), pid: child.pid ?? -1 };
+  // A run that dies before its teardown (a crash, Ctrl-C, CI's TERM) still removes everything.
   const guard = () => removeEverything(containerd);
+  const onSignal = (signal: NodeJS.Signals) => {
+    guard();
+    process.exit(128 + (constants.signals[signal] ?? 0));
+  };
   process.once('exit', guard);
-  child.once('exit', () => process.off('exit', guard));
+  for (const signal of GUARDED) process.once(signal, onSignal);
+  disarm = () => {
+    process.off('exit', guard);
+    for (const signal of GUARDED) process.off(signal, onSignal);
+  };
   try {
     await until(() => existsSync(containerd.socket), 20_000, 'containerd to listen');
     const client = connect(containerd.socket);
@@ -182,6 +195,7 @@ export async function startContainerd(pauseImage: string): Promise<{ containerd:
   } catch (error) {
     const tail = readFileSync(path.join(dir, 'containerd.log'), 'utf8').slice(-3000);
     removeEverything(containerd);
+    disarm?.();
     throw new Error(`containerd did not start: ${(error as Error).message}\n${tail}`);
   }
 }
@@ -203,5 +217,7 @@ export async function stopContainerd(containerd: Containerd, child: ChildProcess
     child.kill('SIGTERM');
     await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
   }
-  return [...problems, ...removeEverything(containerd)];
+  problems.push(...removeEverything(containerd));
+  disarm?.();
+  return problems;
 }

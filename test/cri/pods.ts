@@ -32,6 +32,8 @@ export interface ContainerSpec {
   mounts?: { container_path: string; source: string; readonly?: boolean }[];
   /** CONTAINER (the kubelet's default) or POD (shareProcessNamespace: true). */
   pid?: NamespaceMode;
+  /** The restart count: a name may be used again in a pod with a higher attempt. */
+  attempt?: number;
 }
 
 export class Pod {
@@ -65,14 +67,14 @@ export class Pod {
   /** CreateContainer and StartContainer; returns the container's id. */
   async start(spec: ContainerSpec): Promise<string> {
     const config: ContainerConfig = {
-      metadata: { name: spec.name },
+      metadata: { name: spec.name, attempt: spec.attempt ?? 0 },
       image: { image: spec.image },
       command: spec.command,
       args: spec.args,
       envs: Object.entries(spec.env ?? {}).map(([key, value]) => ({ key, value })),
       mounts: spec.mounts,
       labels: { ...this.config.labels, 'io.kubernetes.container.name': spec.name },
-      log_path: `${spec.name}/0.log`,
+      log_path: `${spec.name}/${spec.attempt ?? 0}.log`,
       linux: { security_context: { namespace_options: { network: 'NODE', pid: spec.pid ?? 'CONTAINER', ipc: 'POD' } } },
     };
     const id = await cri().createContainer(this.id, config, this.config);
@@ -84,8 +86,8 @@ export class Pod {
   }
 
   /** The container's log as containerd wrote it (CRI format: time stream tag text), text only. */
-  log(container: string): string {
-    const file = path.join(this.config.log_directory!, container, '0.log');
+  log(container: string, attempt = 0): string {
+    const file = path.join(this.config.log_directory!, container, `${attempt}.log`);
     return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => l.split(' ').slice(3).join(' ')).join('\n');
   }
 
