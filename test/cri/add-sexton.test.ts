@@ -18,8 +18,8 @@ function fromManifest(container: string): { command: string[]; mountPath: string
   return { command: JSON.parse(block[1]) as string[], mountPath: block[2] };
 }
 
-/** The app: a shell that leaves 10 orphans, then waits. Stands for the image's own entrypoint. */
-const APP = ['sh', '-c', 'for i in 1 2 3 4 5 6 7 8 9 10; do (sleep 0.1 &); done; echo started; while :; do sleep 1; done'];
+/** The app: a shell that leaves 10 orphans, then becomes a sleep. Stands for the image's own entrypoint. */
+const APP = ['sh', '-c', 'for i in 1 2 3 4 5 6 7 8 9 10; do (sleep 0.1 &); done; echo started; exec sleep 1000'];
 
 const pods: Pod[] = [];
 afterEach(async () => {
@@ -56,5 +56,5 @@ test('add-sexton.yaml: the init container copies sexton and node into the emptyD
   await cri().stopContainer(id, 30);
   expect(Date.now() - started).toBeLessThan(5000);
   expect((await exited(id)).exit_code).toBe(143);
-  expect(pod.log('app')).toMatch(/sexton: exiting with 143: reaped \d+ \(10 orphans/);
+  expect(pod.log('app')).toMatch(/sexton: exiting with 143: reaped 11 \(10 orphans: sleep×10\)/);
 });

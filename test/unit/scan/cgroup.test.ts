@@ -47,6 +47,17 @@ describe('Kubernetes', () => {
     expect(attributeCgroup(v2(systemd))).toMatchObject({ containerId: ID, runtime: 'containerd', podUid: UID });
   });
 
+  test("containerd's CRI with the cgroupfs driver, as the CRI tier makes it here (hybrid v1, a kubelet-shaped cgroup_parent under a prefix)", () => {
+    // Copied from /proc/PID/cgroup of a container of test/cri (its ids put in); the kubelet's
+    // cgroup_parent /kubepods/besteffort/pod<uid> there sits under the run's own cri-<random>.
+    const path = `/cri-ZDWNJB/kubepods/besteffort/pod${UID}/${ID}`;
+    const text = [
+      '9:name=systemd', '8:pids', '7:blkio', '6:freezer', '5:devices', '4:memory', '3:cpuset', '2:cpuacct', '1:cpu', '0:',
+    ].map((h) => `${h}:${path}`).join('\n') + '\n';
+    // cgroupfs paths do not name the runtime: containerd and dockershim make the same ones.
+    expect(attributeCgroup(text)).toEqual({ containerId: ID, runtime: null, podUid: UID, cgroup: path });
+  });
+
   test('a process in the pod cgroup but in no container has the pod only', () => {
     expect(attributeCgroup(v1(`/kubepods/burstable/pod${UID}`))).toMatchObject({ containerId: null, podUid: UID });
   });
