@@ -24,9 +24,14 @@ async function pauseImage(engine: Engine, scratch: string): Promise<void> {
   await podman(engine, ['import', '--change', 'ENTRYPOINT ["/pause"]', tar, CRI_IMAGES.pause]);
 }
 
-/** Builds the images and imports them into containerd's k8s.io namespace; returns the ms taken. */
-export async function importImages(scratch: string, socket: string): Promise<number> {
-  const started = Date.now();
+/** Builds the images and imports them into containerd's k8s.io namespace; returns each step's ms. */
+export async function importImages(scratch: string, socket: string): Promise<Record<string, number>> {
+  const ms: Record<string, number> = {};
+  let mark = Date.now();
+  const step = (name: string) => {
+    ms[name] = Date.now() - mark;
+    mark = Date.now();
+  };
   const engine: Engine = {
     conf: await writeContainersConf(scratch),
     driver: 'overlay',
@@ -43,13 +48,20 @@ export async function importImages(scratch: string, socket: string): Promise<num
   addNode(nodeRootfs);
   await importRootfs(engine, nodeRootfs, IMAGES.nodeBase, 'node');
   await pauseImage(engine, scratch);
-  await buildImages(engine, scratch, await packTarball(scratch), true);
+  step('base images');
+  const tarball = await packTarball(scratch);
+  step('npm pack');
+  await buildImages(engine, scratch, tarball, true);
+  step('images/node');
   const archive = path.join(scratch, 'images.tar');
   await podman(engine, ['save', '--multi-image-archive', '--format', 'docker-archive', '-o', archive, ...Object.values(CRI_IMAGES)], { timeoutMs: 120_000 });
+  step('podman save');
   await execa('ctr', ['--address', socket, '--namespace', 'k8s.io', 'images', 'import', archive], { timeout: 120_000 });
+  step('ctr import');
   // podman's store is not needed past this point: its overlay mounts would outlive the run.
   await podman(engine, ['system', 'reset', '--force'], { reject: false, timeoutMs: 60_000 });
-  return Date.now() - started;
+  step('podman reset');
+  return ms;
 }
 
 /** The static tini, for pods that compare sexton with tini as PID 1: mounted, not built in. */

@@ -20,12 +20,13 @@ export default async function setup(project: TestProject): Promise<() => Promise
   };
   try {
     const { runtime_version } = await client.version();
-    const imagesMs = await importImages(containerd.dir, containerd.socket);
+    const steps = await importImages(containerd.dir, containerd.socket);
+    const images = Object.entries(steps).map(([name, ms]) => `${name} ${(ms / 1000).toFixed(1)} s`).join(', ');
     const tags = await client.listImages();
     for (const image of Object.values(CRI_IMAGES)) {
       if (!tags.includes(image)) throw new Error(`${image} is not in containerd after the import (it has ${tags.join(', ')})`);
     }
-    console.log(`cri: containerd ${runtime_version} in ${containerd.dir}; images ${(imagesMs / 1000).toFixed(1)} s; setup ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    console.log(`cri: containerd ${runtime_version} in ${containerd.dir}; images: ${images}; setup ${((Date.now() - started) / 1000).toFixed(1)} s`);
   } catch (error) {
     await teardown().catch(() => undefined);
     throw error;
