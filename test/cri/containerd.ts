@@ -129,9 +129,10 @@ const kill = (pid: number) => {
  * cgroups SIGKILLed (all of them ours: the names are this run's), cgroups and mounts removed,
  * the directory deleted. Safe to run twice.
  */
-export function removeEverything(c: Pick<Containerd, 'dir' | 'name' | 'socket' | 'pid'>): string[] {
+export function removeEverything(c: Pick<Containerd, 'dir' | 'name' | 'socket'>, child: ChildProcess): string[] {
   const problems: string[] = [];
-  kill(c.pid);
+  // Through the ChildProcess: once Node has seen it exit, its pid may be someone else's.
+  child.kill('SIGKILL');
   for (const pid of shimsOf(c.socket)) kill(pid);
   for (let attempt = 0; attempt < 50; attempt++) {
     const left = podProcesses(c.name);
@@ -176,7 +177,7 @@ export async function startContainerd(pauseImage: string): Promise<{ containerd:
   const child = spawn('containerd', ['--config', path.join(dir, 'config.toml')], { stdio: ['ignore', log, log] });
   const containerd: Containerd = { dir, name, socket: path.join(dir, 'containerd.sock'), podsDir: path.join(dir, 'pods'), pid: child.pid ?? -1 };
   // A run that dies before its teardown (a crash, Ctrl-C, CI's TERM) still removes everything.
-  const guard = () => removeEverything(containerd);
+  const guard = () => removeEverything(containerd, child);
   const onSignal = (signal: NodeJS.Signals) => {
     guard();
     process.exit(128 + (constants.signals[signal] ?? 0));
@@ -194,7 +195,7 @@ export async function startContainerd(pauseImage: string): Promise<{ containerd:
     return { containerd, child, client };
   } catch (error) {
     const tail = readFileSync(path.join(dir, 'containerd.log'), 'utf8').slice(-3000);
-    removeEverything(containerd);
+    removeEverything(containerd, child);
     disarm?.();
     throw new Error(`containerd did not start: ${(error as Error).message}\n${tail}`);
   }
@@ -217,7 +218,7 @@ export async function stopContainerd(containerd: Containerd, child: ChildProcess
     child.kill('SIGTERM');
     await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
   }
-  problems.push(...removeEverything(containerd));
+  problems.push(...removeEverything(containerd, child));
   disarm?.();
   return problems;
 }
