@@ -1,10 +1,12 @@
-// Run a command as PID 1 of a fresh PID namespace, under a chosen init, and watch its
-// zombies from outside through /proc.
+// Run a command as PID 1 of a fresh PID namespace (inside a user namespace when not privileged),
+// under a chosen init, and watch its zombies from outside through /proc.
 import { execa, type ResultPromise } from 'execa';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { tmpdir } from 'node:os';
-import { inPidNamespace, makePidsCgroup } from './namespace';
+import { inPidNamespace } from './namespace';
+import { makePidsCgroup, type PidsCgroup } from './pids-cgroup';
+import { NamespaceMode, ownNamespaceMode, readUserNamespaceSysctls, whyNotRun } from './userns';
 import type { StatsSnapshot } from '../report/stats';
 import { Verdict, verdictOf } from './verdict';
 import { LEFT_AT_EXIT_MS, LINGER_MS, NamespaceWatch, type Sample, type ZombieParent } from './watch';
@@ -25,8 +27,12 @@ export interface RunOptions {
    *  without a handler never even sees SIGTERM. */
   killAfterStopMs?: number;
   sampleEveryMs?: number;
-  /** Run under a pids cgroup with this limit (like a pod's pid limit). */
+  /** Run under a pids cgroup with this limit (like a pod's pid limit), where one can be made:
+   *  see the report's pidsLimitUnavailable. */
   pidsMax?: number;
+  /** 'pid' (needs CAP_SYS_ADMIN) or 'user' (a user namespace first, any user where the kernel
+   *  allows it); default 'pid' with CAP_SYS_ADMIN, else 'user'. */
+  namespace?: NamespaceMode;
   env?: Record<string, string>;
   onSample?: (sample: Sample) => void;
   /** Called for each line the command writes to stdout; `stop` schedules the stop signal. */
@@ -57,6 +63,12 @@ export interface Pid1Report {
   verdict: Verdict;
   /** False when PID 1 never showed up (unshare refused, the init is missing): nothing was proven. */
   ran: boolean;
+  /** When PID 1 never ran: why, in one line (which sysctl forbids user namespaces, and how to lift it). */
+  notRunReason?: string;
+  /** The namespaces the run had: 'pid', or 'user' (a user namespace, for a caller without CAP_SYS_ADMIN). */
+  namespace: NamespaceMode;
+  /** pidsMax was asked for but no pids cgroup could be made: why, in one line; the run went on without it. */
+  pidsLimitUnavailable?: string;
   /** With init 'sexton': sexton's own final stats (its --stats-file written at exit). */
   sextonStats?: StatsSnapshot;
   /** Live parents (not PID 1) that left a zombie unwaited for over 500 ms, with their most zombies at once. */
@@ -111,7 +123,9 @@ interface Started {
   proc: ResultPromise;
   startedAt: number;
   stdout(): string;
-  cgroup?: { remove(): void };
+  namespace: NamespaceMode;
+  cgroup?: PidsCgroup;
+  pidsLimitUnavailable?: string;
   statsFile?: { read(): StatsSnapshot | undefined };
 }
 
@@ -119,8 +133,10 @@ interface Started {
 function start(command: string[], options: RunOptions, onLine: (line: string) => void): Started {
   const statsFile = sextonStatsFile(options.init);
   const argv = [...(statsFile?.prefix ?? initPrefix(options.init)), ...command];
-  const unshare = inPidNamespace(argv);
-  const cgroup = options.pidsMax === undefined ? undefined : makePidsCgroup(options.pidsMax);
+  const namespace = options.namespace ?? ownNamespaceMode();
+  const unshare = inPidNamespace(argv, namespace);
+  const limit = options.pidsMax === undefined ? undefined : makePidsCgroup(options.pidsMax);
+  const cgroup = limit?.cgroup;
   // Join the cgroup before unshare forks, so that everything in the namespace counts against it.
   const launch = cgroup ? ['/bin/sh', '-c', `echo $$ > ${cgroup.dir}/cgroup.procs && exec "$@"`, 'sh', ...unshare] : unshare;
   const startedAt = Date.now();
@@ -136,7 +152,7 @@ function start(command: string[], options: RunOptions, onLine: (line: string) =>
     pending = lines.pop() as string;
     for (const line of lines) onLine(line);
   });
-  return { proc, startedAt, stdout: () => stdout, cgroup, statsFile };
+  return { proc, startedAt, stdout: () => stdout, namespace, cgroup, pidsLimitUnavailable: limit?.unavailable, statsFile };
 }
 
 /**
@@ -186,6 +202,7 @@ function verdictReport(command: string[], options: RunOptions, run: Started, wat
   }
   const zombieParents = watch.zombieParents;
   const ran = watch.ran;
+  const stderr = String(result.stderr ?? '');
   return {
     command,
     init: initLabel(options.init),
@@ -198,11 +215,14 @@ function verdictReport(command: string[], options: RunOptions, run: Started, wat
     zombiesLeftAtExit,
     verdict: verdictOf({ ran, timedOut, zombiesLeftAtExit, zombieParents }),
     ran,
+    notRunReason: ran ? undefined : whyNotRun(stderr, run.namespace, readUserNamespaceSysctls()),
+    namespace: run.namespace,
+    pidsLimitUnavailable: run.pidsLimitUnavailable,
     sextonStats,
     zombieParents,
     samples: watch.samples,
     stdout: run.stdout(),
-    stderr: String(result.stderr ?? ''),
+    stderr,
   };
 }
 
