@@ -19,18 +19,28 @@ export interface NobodyRun {
   root: string;
 }
 
-const DROP = 'mount --bind "$1" "$2" && cd "$2/$3" && shift 3 && exec setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$@"';
+const DROP = 'mount --bind "$1" "$2" && cd "$3" && shift 3 && exec setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$@"';
+
+export interface NobodyOptions {
+  /** Where the checkout appears (an existing directory nobody can reach); default a fresh one. */
+  mountAt?: string;
+  /** Where to run: a path relative to the checkout, or an absolute one (default the checkout). */
+  cwd?: string;
+  env?: Record<string, string>;
+  timeoutMs?: number;
+}
 
 /**
- * `argv` as nobody, in `cwd` (relative to the checkout), with HOME and the environment given
- * (PATH kept). Bounded by timeoutMs; what it starts is killed by the usual cleanup.
+ * `argv` as nobody, with HOME=/tmp, PATH kept and the environment given. Bounded by timeoutMs;
+ * what it starts is killed by the usual cleanup.
  */
-export async function asNobody(argv: string[], { cwd = '.', env = {}, timeoutMs = 60_000 }: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {}): Promise<NobodyRun> {
+export async function asNobody(argv: string[], { mountAt, cwd = '.', env = {}, timeoutMs = 60_000 }: NobodyOptions = {}): Promise<NobodyRun> {
   if (process.getuid?.() !== 0) throw new Error(`running as uid ${NOBODY} needs root to set up (bind mount, setpriv); this worker is uid ${process.getuid?.()}`);
-  const reach = mkdtempSync(path.join(tmpdir(), 'sexton-rootless-'));
-  chmodSync(reach, 0o755);
+  const made = mountAt === undefined;
+  const reach = mountAt ?? mkdtempSync(path.join(tmpdir(), 'sexton-rootless-'));
+  if (made) chmodSync(reach, 0o755);
   try {
-    const proc = execa('unshare', ['--mount', 'sh', '-c', DROP, 'sh', ROOT, reach, cwd,
+    const proc = execa('unshare', ['--mount', 'sh', '-c', DROP, 'sh', ROOT, reach, path.resolve(reach, cwd),
       'env', '-i', `PATH=${process.env.PATH}`, 'HOME=/tmp', ...Object.entries(env).map(([k, v]) => `${k}=${v}`), ...argv], {
       reject: false, stdin: 'ignore', timeout: timeoutMs, killSignal: 'SIGKILL',
     });
@@ -40,6 +50,6 @@ export async function asNobody(argv: string[], { cwd = '.', env = {}, timeoutMs 
     if (/^setpriv: |^mount: |^unshare: unshare failed/m.test(stderr)) throw new Error(`could not drop to uid ${NOBODY}: ${stderr.slice(0, 500)}`);
     return { exitCode: result.exitCode, stdout: String(result.stdout), stderr, root: reach };
   } finally {
-    rmdirSync(reach);
+    if (made) rmdirSync(reach);
   }
 }
