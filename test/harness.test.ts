@@ -224,7 +224,7 @@ describe('sexton --strict as PID 1', () => {
 test("the docs/harness.md example's assertion fails for the same entrypoint without an init", async () => {
   // test/readme-example.test.ts proves it passes under sexton; this proves it can fail.
   const report = await runUnderInit([process.execPath, path.join(FIXTURES, 'harness-app.js')], {
-    init: 'none', stopAfterMs: 1500, killAfterStopMs: 2000,
+    init: 'none', killAfterStopMs: 2000, onLine: (line, stop) => line === 'ready' && stop(1500),
   });
   expect(report.exitCode).toBe(0);  // it handles SIGTERM, even as PID 1...
   expect(report.verdict).toBe('init-failed');

@@ -25,7 +25,21 @@ Exit status, and the JSON's "verdict":
   2  bad input
 
 --init none runs the workload as PID 1 itself; sexton (default) uses this package's sexton
-with --grace 2; anything else is an init's command prefix, e.g. --init 'tini --'.`;
+with --grace 2; anything else is an init's command prefix, e.g. --init 'tini --'.
+
+Root and non-root:
+  as root (CAP_SYS_ADMIN)  a PID namespace; pid-exhaustion's limit in a pids cgroup (v1, or v2)
+  as any other user        a user namespace first (unshare --user --map-root-user), then the
+                           same PID namespace: the same workloads, verdicts and exit codes.
+                           pid-exhaustion's limit needs a cgroup v2 subtree delegated to you
+                           (a systemd user slice); without one the report says the pids limit
+                           is unavailable and the run goes on without it.
+  where the kernel forbids unprivileged user namespaces (user.max_user_namespaces = 0,
+  kernel.unprivileged_userns_clone = 0, kernel.apparmor_restrict_unprivileged_userns = 1 on
+  Ubuntu 23.10+) or a container's seccomp profile does, the verdict is not-run (exit 4) and the
+  report names the cause and how to lift it, in one line.
+  'sexton --strict -- COMMAND' needs neither: as a subreaper it fails (exit 70) a COMMAND that
+  exits 0 but left orphans or held zombies, as any user, in any container.`;
 
 function out(text: string): void {
   writeSync(1, text);
@@ -46,6 +60,9 @@ export function formatReport(r: WorkloadReport): string {
     ['left when PID 1 exited', `${r.zombiesLeftAtExit}${r.timedOut ? ' (PID 1 was killed)' : ''} (the init's)`],
     ['verdict', r.verdict],
   ];
+  if (r.namespace === 'user') rows.splice(2, 0, ['namespace', 'user (not privileged: a user namespace, then the PID namespace)']);
+  if (!r.ran && r.notRunReason) rows.push(['not run', r.notRunReason]);
+  if (r.pidsLimitUnavailable) rows.push(['pids limit', r.pidsLimitUnavailable]);
   if (r.workload === 'pid-exhaustion') rows.push(['fork EAGAIN', String(r.eagain)]);
   if (r.workload === 'storm') {
     rows.push(['zombies 100 ms after', String(r.zombiesAfter100ms)]);
@@ -100,7 +117,8 @@ export async function harnessMain(argv: string[]): Promise<number> {
   try {
     assertNoZombieLeak(report);
   } catch (leak) {
-    if (!json) {
+    // A run that never started has said why in its table; the leak lines would only repeat it.
+    if (!json && report.ran) {
       const [headline, ...problems] = (leak as Error).message.split('\n');
       const shown = problems.slice(0, 3).concat(problems.length > 3 ? [`  (+${problems.length - 3} more)`] : []);
       out(`\n${headline}\n${shown.join('\n')}\n`);

@@ -1,35 +1,8 @@
-// The PID namespace a run lives in, seen from outside: how it is made, its PID 1, its processes,
-// its pids cgroup. The one place for these: the harness, the tests and the bench all use it.
-import { mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
-import * as path from 'node:path';
+// The PID namespace a run lives in, seen from outside: how it is made, its PID 1, its processes.
+// The one place for these: the harness, the tests and the bench all use it.
+import { readdirSync, readFileSync } from 'node:fs';
 import { descendantsOf, listProcesses, ProcessInfo, readProcess } from '../platform/procfs';
-
-/** A pids cgroup (v1 here; v2 where it has the controller) that the run is started in. */
-export function makePidsCgroup(limit: number): { dir: string; remove: () => void } {
-  const v2 = '/sys/fs/cgroup';
-  const hasV2Pids = (() => {
-    try {
-      return readFileSync(`${v2}/cgroup.controllers`, 'utf8').split(/\s+/).includes('pids');
-    } catch {
-      return false;
-    }
-  })();
-  const base = hasV2Pids ? v2 : '/sys/fs/cgroup/pids';
-  const dir = path.join(base, `sexton-harness-${process.pid}-${Date.now()}`);
-  mkdirSync(dir);
-  writeFileSync(path.join(dir, 'pids.max'), String(limit));
-  return {
-    dir,
-    remove: () => {
-      try {
-        rmdirSync(dir);
-      } catch {
-        // still has members for a moment; the kernel removes nothing by itself, so try later
-        setTimeout(() => { try { rmdirSync(dir); } catch { /* give up */ } }, 500).unref();
-      }
-    },
-  };
-}
+import type { NamespaceMode } from './userns';
 
 /**
  * Runs what follows as PID 1 of a fresh PID namespace with its own /proc. unshare forwards no
@@ -38,8 +11,15 @@ export function makePidsCgroup(limit: number): { dir: string; remove: () => void
  */
 export const PID_NAMESPACE: readonly string[] = ['unshare', '--pid', '--fork', '--mount-proc', '--kill-child', '--'];
 
-export function inPidNamespace(argv: readonly string[]): string[] {
-  return [...PID_NAMESPACE, ...argv];
+/**
+ * The same for a user without CAP_SYS_ADMIN: a user namespace first, where it is root (mapped to
+ * itself outside), and may make the PID and mount namespaces. Signals and /proc work from
+ * outside as before: the processes in it are the user's own.
+ */
+export const USER_PID_NAMESPACE: readonly string[] = ['unshare', '--user', '--map-root-user', '--pid', '--fork', '--mount-proc', '--kill-child', '--'];
+
+export function inPidNamespace(argv: readonly string[], mode: NamespaceMode = 'pid'): string[] {
+  return [...(mode === 'user' ? USER_PID_NAMESPACE : PID_NAMESPACE), ...argv];
 }
 
 /** Host pids of the direct children of pid, over all its threads. */

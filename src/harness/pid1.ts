@@ -1,39 +1,20 @@
-// Run a command as PID 1 of a fresh PID namespace, under a chosen init, and watch its
-// zombies from outside through /proc.
-import { execa } from 'execa';
+// Run a command as PID 1 of a fresh PID namespace (inside a user namespace when not privileged),
+// under a chosen init, and watch its zombies from outside through /proc.
+import { execa, type ResultPromise } from 'execa';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { tmpdir } from 'node:os';
-import { commandOf, ProcessInfo, readProcess } from '../platform/procfs';
-import { childrenOf, inPidNamespace, makePidsCgroup, namespacePid, namespaceProcesses, pid1Exiting } from './namespace';
+import { inPidNamespace } from './namespace';
+import { makePidsCgroup, type PidsCgroup } from './pids-cgroup';
+import { NamespaceMode, ownNamespaceMode, readUserNamespaceSysctls, whyNotRun } from './userns';
 import type { StatsSnapshot } from '../report/stats';
 import { Verdict, verdictOf } from './verdict';
+import { LEFT_AT_EXIT_MS, LINGER_MS, NamespaceWatch, type Sample, type ZombieParent } from './watch';
 
-/** A zombie whose live parent has not waited for it this long counts as leaked by that parent. */
-const LINGER_MS = 500;
-/** A zombie this old when PID 1 exits was not about to be reaped: a working init takes ~1 ms. */
-const LEFT_AT_EXIT_MS = 100;
+export type { Sample, ZombieParent } from './watch';
 
 /** 'none' (the command is PID 1), 'sexton', or an init's command prefix such as 'tini --'. */
 export type InitChoice = 'none' | 'sexton' | string | string[];
-
-export interface Sample {
-  /** Milliseconds since the run started. */
-  atMs: number;
-  zombies: number;
-  /** Processes in the namespace, PID 1 and zombies included. */
-  processes: number;
-}
-
-export interface ZombieParent {
-  /** The parent's pid inside the namespace. */
-  pid: number;
-  command: string;
-  /** The most zombies it held at once. */
-  zombies: number;
-  /** How long its oldest zombie had waited, at most. */
-  oldestMs: number;
-}
 
 export interface RunOptions {
   init?: InitChoice;
@@ -46,8 +27,12 @@ export interface RunOptions {
    *  without a handler never even sees SIGTERM. */
   killAfterStopMs?: number;
   sampleEveryMs?: number;
-  /** Run under a pids cgroup with this limit (like a pod's pid limit). */
+  /** Run under a pids cgroup with this limit (like a pod's pid limit), where one can be made:
+   *  see the report's pidsLimitUnavailable. */
   pidsMax?: number;
+  /** 'pid' (needs CAP_SYS_ADMIN) or 'user' (a user namespace first, any user where the kernel
+   *  allows it); default 'pid' with CAP_SYS_ADMIN, else 'user'. */
+  namespace?: NamespaceMode;
   env?: Record<string, string>;
   onSample?: (sample: Sample) => void;
   /** Called for each line the command writes to stdout; `stop` schedules the stop signal. */
@@ -78,6 +63,12 @@ export interface Pid1Report {
   verdict: Verdict;
   /** False when PID 1 never showed up (unshare refused, the init is missing): nothing was proven. */
   ran: boolean;
+  /** When PID 1 never ran: why, in one line (which sysctl forbids user namespaces, and how to lift it). */
+  notRunReason?: string;
+  /** The namespaces the run had: 'pid', or 'user' (a user namespace, for a caller without CAP_SYS_ADMIN). */
+  namespace: NamespaceMode;
+  /** pidsMax was asked for but no pids cgroup could be made: why, in one line; the run went on without it. */
+  pidsLimitUnavailable?: string;
   /** With init 'sexton': sexton's own final stats (its --stats-file written at exit). */
   sextonStats?: StatsSnapshot;
   /** Live parents (not PID 1) that left a zombie unwaited for over 500 ms, with their most zombies at once. */
@@ -127,14 +118,28 @@ function initLabel(init: InitChoice = 'sexton'): string {
   return Array.isArray(init) ? init.join(' ') : init;
 }
 
-export async function runAsPid1(command: string[], options: RunOptions = {}): Promise<Pid1Report> {
+/** A run under way: unshare (PID 1's parent) and the command's output as it comes. */
+interface Started {
+  proc: ResultPromise;
+  startedAt: number;
+  stdout(): string;
+  namespace: NamespaceMode;
+  cgroup?: PidsCgroup;
+  pidsLimitUnavailable?: string;
+  statsFile?: { read(): StatsSnapshot | undefined };
+}
+
+/** Start: unshare, in the pids cgroup when asked, with each stdout line handed to onLine. */
+function start(command: string[], options: RunOptions, onLine: (line: string) => void): Started {
   const statsFile = sextonStatsFile(options.init);
   const argv = [...(statsFile?.prefix ?? initPrefix(options.init)), ...command];
-  const unshare = inPidNamespace(argv);
-  const cgroup = options.pidsMax === undefined ? undefined : makePidsCgroup(options.pidsMax);
+  const namespace = options.namespace ?? ownNamespaceMode();
+  const unshare = inPidNamespace(argv, namespace);
+  const limit = options.pidsMax === undefined ? undefined : makePidsCgroup(options.pidsMax);
+  const cgroup = limit?.cgroup;
   // Join the cgroup before unshare forks, so that everything in the namespace counts against it.
   const launch = cgroup ? ['/bin/sh', '-c', `echo $$ > ${cgroup.dir}/cgroup.procs && exec "$@"`, 'sh', ...unshare] : unshare;
-  const started = Date.now();
+  const startedAt = Date.now();
   const proc = execa(launch[0], launch.slice(1), {
     reject: false, stdin: 'ignore', env: options.env, timeout: options.timeoutMs ?? 30_000, killSignal: 'SIGKILL',
   });
@@ -145,128 +150,94 @@ export async function runAsPid1(command: string[], options: RunOptions = {}): Pr
     pending += chunk;
     const lines = pending.split('\n');
     pending = lines.pop() as string;
-    for (const line of lines) options.onLine?.(line, scheduleStop);
+    for (const line of lines) onLine(line);
   });
+  return { proc, startedAt, stdout: () => stdout, namespace, cgroup, pidsLimitUnavailable: limit?.unavailable, statsFile };
+}
 
-  let sampler: NodeJS.Timeout | undefined;
-  let stopper: NodeJS.Timeout | undefined;
-  let killer: NodeJS.Timeout | undefined;
-  let killedAfterStop = false;
-  function scheduleStop(afterMs: number): void {
-    clearTimeout(stopper);
-    stopper = setTimeout(() => {
-      sample();
-      stopSent = true;
-      // The end comes soon: sample closely, so that the last sample is near PID 1's exit.
-      clearInterval(sampler);
-      sampler = setInterval(sample, Math.min(10, options.sampleEveryMs ?? 50));
-      // Only while pid1 is still the PID 1 we found: once gone, its pid may be someone else's.
-      try {
-        if (pid1 !== undefined && readProcess(pid1)?.startTime === pid1Started) process.kill(pid1, options.stopSignal ?? 'SIGTERM');
-      } catch {
-        // already gone
-      }
-      killer = setTimeout(() => {
-        killedAfterStop = true;
-        // What PID 1 leaves is what is there now; the kernel's teardown that follows is no sample.
-        sample();
-        clearInterval(sampler);
-        proc.kill('SIGKILL');  // unshare --kill-child takes the namespace with it
-      }, options.killAfterStopMs ?? 5000);
-    }, afterMs);
-  }
-  if (options.stopAfterMs !== undefined) scheduleStop(options.stopAfterMs);
-
-  const samples: Sample[] = [];
-  const parents = new Map<number, ZombieParent>();
-  const firstSeen = new Map<string, number>();
-  const orphanedSince = new Map<string, number>();
-  const keyOf = (z: ProcessInfo) => `${z.pid}:${z.startTime}`;
-  let pid1: number | undefined;
-  let pid1Started: number | undefined;
-  let stopSent = false;
-  let zombiesBeforeStop = 0;
-  let zombiesHeldByLiveParents = 0;
-  let last: { atMs: number; zombies: ProcessInfo[] } = { atMs: 0, zombies: [] };
-  const lingering = (zombies: ProcessInfo[], now: number, ms = LINGER_MS) => zombies.filter((z) => now - (firstSeen.get(keyOf(z)) ?? now) >= ms);
-  const sample = () => {
-    if (pid1 === undefined) {
-      pid1 = childrenOf(proc.pid as number)[0];
-      if (pid1 === undefined) return;
-      pid1Started = readProcess(pid1)?.startTime;
-    }
-    if (pid1Exiting(pid1)) return;  // the kernel's teardown, not the init's doing
-    const processes = namespaceProcesses(pid1);
-    if (processes.length === 0) return;
-    const zombies = processes.filter((p) => p.state === 'Z');
-    const now = Date.now() - started;
-    for (const z of zombies) {
-      const key = keyOf(z);
-      const since = firstSeen.get(key) ?? now;
-      firstSeen.set(key, since);
-      if (z.ppid === pid1) {
-        if (!orphanedSince.has(key)) orphanedSince.set(key, now);
-        continue;
-      }
-      // A parent that is just about to wait is not leaking: count zombies that linger.
-      if (now - since < LINGER_MS) continue;
-      const held = zombies.filter((o) => o.ppid === z.ppid);
-      const oldestMs = now - Math.min(...held.map((o) => firstSeen.get(keyOf(o)) ?? now));
-      const known = parents.get(z.ppid);
-      if (known) {
-        known.zombies = Math.max(known.zombies, held.length);
-        known.oldestMs = Math.max(known.oldestMs, oldestMs);
-        continue;
-      }
-      const parent = processes.find((p) => p.pid === z.ppid);
-      // Shown as the program's name and arguments: the path it ran from says little.
-      const command = parent ? commandOf(parent).replace(/^\S*\//, '') : '?';
-      parents.set(z.ppid, { pid: namespacePid(z.ppid), command, zombies: held.length, oldestMs });
-    }
-    const s = { atMs: now, zombies: zombies.length, processes: processes.length };
-    samples.push(s);
-    last = { atMs: now, zombies };
-    if (!stopSent) {
-      // A zombie that a parent or the init is about to reap is not left behind: count lingering ones.
-      const old = lingering(zombies, now);
-      zombiesBeforeStop = old.length;
-      zombiesHeldByLiveParents = old.filter((z) => z.ppid !== pid1).length;
-    }
-    options.onSample?.(s);
+/**
+ * Stop: the stop signal to PID 1 after `afterMs` (rescheduled by each call), then SIGKILL to the
+ * whole namespace if PID 1 has not exited `killAfterStopMs` later.
+ */
+function stopper(run: Started, watch: NamespaceWatch, options: RunOptions) {
+  let signalTimer: NodeJS.Timeout | undefined;
+  let killTimer: NodeJS.Timeout | undefined;
+  let killed = false;
+  return {
+    schedule(afterMs: number): void {
+      clearTimeout(signalTimer);
+      signalTimer = setTimeout(() => {
+        watch.sample();
+        watch.stopSentNow();
+        // The end comes soon: sample closely, so that the last sample is near PID 1's exit.
+        watch.every(Math.min(10, options.sampleEveryMs ?? 50));
+        watch.signalPid1(options.stopSignal ?? 'SIGTERM');
+        killTimer = setTimeout(() => {
+          killed = true;
+          // What PID 1 leaves is what is there now; the kernel's teardown that follows is no sample.
+          watch.sample();
+          watch.end();
+          run.proc.kill('SIGKILL');  // unshare --kill-child takes the namespace with it
+        }, options.killAfterStopMs ?? 5000);
+      }, afterMs);
+    },
+    /** PID 1 had to be killed after the stop signal. */
+    killedAfterStop: () => killed,
+    clear(): void {
+      clearTimeout(signalTimer);
+      clearTimeout(killTimer);
+    },
   };
-  sampler = setInterval(sample, options.sampleEveryMs ?? 50);
+}
 
-  const result = await proc;
-  clearInterval(sampler);
-  clearTimeout(stopper);
-  clearTimeout(killer);
-  cgroup?.remove();
+/** Verdict: what the watch saw and unshare's end, read into the report. */
+function verdictReport(command: string[], options: RunOptions, run: Started, watch: NamespaceWatch,
+  result: { exitCode?: number; timedOut?: boolean; stderr?: unknown }, killedAfterStop: boolean): Pid1Report {
   const timedOut = Boolean(result.timedOut) || killedAfterStop;
-  const sextonStats = statsFile?.read();
-  let zombiesLeftAtExit = timedOut ? last.zombies.length : lingering(last.zombies, last.atMs, LEFT_AT_EXIT_MS).length;
+  const sextonStats = run.statsFile?.read();
+  let zombiesLeftAtExit = timedOut ? watch.last.zombies.length : watch.lingering(LEFT_AT_EXIT_MS).length;
   if (!timedOut && sextonStats) {
     // The last sample may come just before sexton's final kill and reap: sexton counted at exit.
-    const orphanedTooLong = last.zombies.filter((z) => last.atMs - (orphanedSince.get(keyOf(z)) ?? last.atMs) >= LINGER_MS);
-    zombiesLeftAtExit = Math.max(sextonStats.zombieCount, orphanedTooLong.length);
+    zombiesLeftAtExit = Math.max(sextonStats.zombieCount, watch.orphanedFor(LINGER_MS).length);
   }
-  const zombieParents = [...parents.values()];
-  const ran = samples.length > 0;
+  const zombieParents = watch.zombieParents;
+  const ran = watch.ran;
+  const stderr = String(result.stderr ?? '');
   return {
     command,
     init: initLabel(options.init),
     exitCode: timedOut ? null : result.exitCode ?? null,
     timedOut,
-    durationMs: Date.now() - started,
-    peakZombies: Math.max(0, ...samples.map((s) => s.zombies)),
-    zombiesBeforeStop,
-    zombiesHeldByLiveParents,
+    durationMs: Date.now() - run.startedAt,
+    peakZombies: watch.peakZombies,
+    zombiesBeforeStop: watch.zombiesBeforeStop,
+    zombiesHeldByLiveParents: watch.zombiesHeldByLiveParents,
     zombiesLeftAtExit,
     verdict: verdictOf({ ran, timedOut, zombiesLeftAtExit, zombieParents }),
     ran,
+    notRunReason: ran ? undefined : whyNotRun(stderr, run.namespace, readUserNamespaceSysctls()),
+    namespace: run.namespace,
+    pidsLimitUnavailable: run.pidsLimitUnavailable,
     sextonStats,
     zombieParents,
-    samples,
-    stdout,
-    stderr: String(result.stderr ?? ''),
+    samples: watch.samples,
+    stdout: run.stdout(),
+    stderr,
   };
+}
+
+export async function runAsPid1(command: string[], options: RunOptions = {}): Promise<Pid1Report> {
+  // Lines arrive on later ticks, by when the stopper exists.
+  let stop: ReturnType<typeof stopper> | undefined;
+  const run = start(command, options, (line) => options.onLine?.(line, (afterMs) => stop?.schedule(afterMs)));
+  const watch = new NamespaceWatch(run.proc.pid as number, run.startedAt, options.onSample);
+  stop = stopper(run, watch, options);
+  if (options.stopAfterMs !== undefined) stop.schedule(options.stopAfterMs);
+  watch.every(options.sampleEveryMs ?? 50);
+
+  const result = await run.proc;
+  watch.end();
+  stop.clear();
+  run.cgroup?.remove();
+  return verdictReport(command, options, run, watch, result, stop.killedAfterStop());
 }

@@ -38,7 +38,7 @@ function seconds(ms: number): string {
 /** Throws, saying what leaked and whose fault it was, unless the run passes the chosen reading. */
 export function assertNoZombieLeak(report: Pid1Report, { scope = 'pod', maxPeakZombies = Infinity }: LeakCheck = {}): void {
   const problems: string[] = [];
-  if (!report.ran) problems.push(`PID 1 never ran, so nothing was proven: ${report.stderr.trim() || `exit ${report.exitCode}`}`);
+  if (!report.ran) problems.push(`PID 1 never ran, so nothing was proven: ${report.notRunReason ?? (report.stderr.trim() || `exit ${report.exitCode}`)}`);
   if (report.timedOut) problems.push(`init failed: PID 1 did not exit and was killed, with ${report.zombiesLeftAtExit} zombie(s) left`);
   else if (report.zombiesLeftAtExit > 0) problems.push(`init failed: ${report.zombiesLeftAtExit} zombie(s) were left when PID 1 exited`);
   if (report.peakZombies > maxPeakZombies) problems.push(`${report.peakZombies} zombies at once (allowed ${maxPeakZombies})`);

@@ -6,7 +6,7 @@ import type { Pid1Report } from '../../../src/harness/pid1';
 function report(over: Partial<Pid1Report>): Pid1Report {
   return {
     command: ['app'], init: 'sexton', exitCode: 143, timedOut: false, durationMs: 4000, peakZombies: 0,
-    zombiesBeforeStop: 0, zombiesHeldByLiveParents: 0, zombiesLeftAtExit: 0, verdict: 'clean', ran: true,
+    zombiesBeforeStop: 0, zombiesHeldByLiveParents: 0, zombiesLeftAtExit: 0, verdict: 'clean', ran: true, namespace: 'pid',
     zombieParents: [], samples: [], stdout: '', stderr: '', ...over,
   };
 }

@@ -1,0 +1,21 @@
+// test/zombies.test.ts. Needs Linux, util-linux's unshare, and either root (CAP_SYS_ADMIN) or a
+// kernel that lets a normal user make user namespaces: see `sexton harness --help`.
+import { expect, test } from 'vitest';
+import { assertNoZombieLeak, runAsPid1 } from 'sexton/harness';
+
+// Your entrypoint: what follows `sexton --` in your Dockerfile.
+const ENTRYPOINT = ['node', 'server.js'];
+// A line it prints once it is up (a fixed delay fails on a busy CI runner, where start-up is slow).
+const READY = 'ready';
+
+test('the entrypoint leaks no zombies under sexton', async () => {
+  // PID 1 of a fresh PID namespace is sexton, running the entrypoint; zombies are sampled
+  // through /proc; 2 s after it is ready it gets SIGTERM, as from `docker stop`.
+  const report = await runAsPid1(ENTRYPOINT, {
+    init: 'sexton',
+    onLine: (line, stop) => line.includes(READY) && stop(2000),
+  });
+  // Throws, naming each parent that held zombies, if any zombie was left or PID 1 did not exit.
+  assertNoZombieLeak(report);
+  expect(report.exitCode).toBe(0);
+}, 60_000);

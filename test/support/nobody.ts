@@ -1,0 +1,55 @@
+// Runs a command as uid 65534 (nobody), from the checkout, the way .ci/run runs the unit tier:
+// the checkout is bind-mounted in a private mount namespace onto a directory nobody can reach
+// (wherever the clone lives), then setpriv drops every privilege. Needs root to set that up, and
+// fails loudly without it: these tests prove what a normal user can do, so they cannot be skipped.
+import { execa } from 'execa';
+import { chmodSync, mkdtempSync, rmdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { ROOT } from './pid1';
+import { track } from './processes';
+
+export const NOBODY = 65534;
+
+export interface NobodyRun {
+  exitCode: number | undefined;
+  stdout: string;
+  stderr: string;
+  /** The checkout as nobody saw it (the bind mount): paths in the output name it. */
+  root: string;
+}
+
+const DROP = 'mount --bind "$1" "$2" && cd "$3" && shift 3 && exec setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$@"';
+
+export interface NobodyOptions {
+  /** Where the checkout appears (an existing directory nobody can reach); default a fresh one. */
+  mountAt?: string;
+  /** Where to run: a path relative to the checkout, or an absolute one (default the checkout). */
+  cwd?: string;
+  env?: Record<string, string>;
+  timeoutMs?: number;
+}
+
+/**
+ * `argv` as nobody, with HOME=/tmp, PATH kept and the environment given. Bounded by timeoutMs;
+ * what it starts is killed by the usual cleanup.
+ */
+export async function asNobody(argv: string[], { mountAt, cwd = '.', env = {}, timeoutMs = 60_000 }: NobodyOptions = {}): Promise<NobodyRun> {
+  if (process.getuid?.() !== 0) throw new Error(`running as uid ${NOBODY} needs root to set up (bind mount, setpriv); this worker is uid ${process.getuid?.()}`);
+  const made = mountAt === undefined;
+  const reach = mountAt ?? mkdtempSync(path.join(tmpdir(), 'sexton-rootless-'));
+  if (made) chmodSync(reach, 0o755);
+  try {
+    const proc = execa('unshare', ['--mount', 'sh', '-c', DROP, 'sh', ROOT, reach, path.resolve(reach, cwd),
+      'env', '-i', `PATH=${process.env.PATH}`, 'HOME=/tmp', ...Object.entries(env).map(([k, v]) => `${k}=${v}`), ...argv], {
+      reject: false, stdin: 'ignore', timeout: timeoutMs, killSignal: 'SIGKILL',
+    });
+    track(proc.pid);
+    const result = await proc;
+    const stderr = String(result.stderr);
+    if (/^setpriv: |^mount: |^unshare: unshare failed/m.test(stderr)) throw new Error(`could not drop to uid ${NOBODY}: ${stderr.slice(0, 500)}`);
+    return { exitCode: result.exitCode, stdout: String(result.stdout), stderr, root: reach };
+  } finally {
+    if (made) rmdirSync(reach);
+  }
+}
