@@ -68,9 +68,18 @@ export class ProcessTree {
     }
   }
 
-  /** SIGKILL to everything left. kill(-1) means "this namespace" only for PID 1; elsewhere one by one. */
+  /**
+   * SIGKILL to everything left. kill(-1) means "this namespace" only for PID 1; elsewhere one by
+   * one, and when /proc cannot be read (out of descriptors) the main child, or its group with
+   * --pgroup, still gets it before the error goes on.
+   */
   killAll(): void {
-    if (this.isInit) this.native.signalEveryProcess(SIGKILL);
-    else for (const p of this.processes()) this.native.signalProcess(p.pid, SIGKILL, p.startTime);
+    if (this.isInit) return void this.native.signalEveryProcess(SIGKILL);
+    try {
+      for (const p of this.processes()) this.native.signalProcess(p.pid, SIGKILL, p.startTime);
+    } catch (error) {
+      this.native.signalMainChild(SIGKILL);
+      throw error;
+    }
   }
 }
