@@ -5,7 +5,8 @@
 //    every /proc read of the stop sequence fails with EMFILE;
 //  - its JS thread blocked past the grace period: the stats file lives on a filesystem frozen
 //    with fsfreeze (what backup snapshots do, and what a hung NFS server looks like); sexton's
-//    synchronous write there sleeps in the kernel (state D) until the thaw.
+//    synchronous write there sleeps in the kernel (state D) until the thaw; and, for CPU-bound
+//    JS, the busy loop of a test preload (test/fixtures/signals-block-js.cjs, never in the init).
 // Each failed step is one line and the next still run; the native deadline (drain cap + grace +
 // 3 s) kills what is left when JS cannot. tini has no descriptor exposure on its stop path (it
 // opens nothing) and no JS thread: it is run beside sexton where the exposure is the same.
@@ -232,6 +233,32 @@ describe('the JS thread blocked past the grace period', () => {
     const lines = logLines(result.stderr);
     expect(lines.at(-1)).toBe("stop deadline: 4s after TERM the stop sequence had not finished (sexton's JavaScript was blocked or failing): SIGKILL to every process left, exiting 124");
     expectOneLineErrors(result.stderr);
+  });
+});
+
+describe('the JS thread busy past the grace period', () => {
+  // A preload of the test's (not in the init) busy-loops sexton's JS thread: CPU-bound JS, which
+  // unlike the frozen filesystem lets the process exit at once.
+  test('the deadline kills at drain cap + grace + 3 s and sexton exits 124 right then', async () => {
+    const run = await runAsPid1(['-d', '0.5', '-t', '1', '--', 'sh', IGNORE_TERM], {
+      nodeArgs: ['--require', fixture('signals-block-js.cjs')],
+      env: { BLOCK_AFTER_MS: '500', BLOCK_MS: '20000' },
+      timeoutMs: 30_000,
+    });
+    const [main, helper] = await readyPids(run);
+    const hosts = [main, helper].map((pid) => hostPidOf(run.pid1, pid));
+    await run.waitFor('block: start', 'stderr');
+    const sent = Date.now();
+    run.signal('SIGTERM');
+    const result = await run.done();
+    const took = Date.now() - sent;
+    expect(result.exitCode, result.stderr).toBe(124);
+    expect(took).toBeGreaterThanOrEqual(1500 + DEADLINE_EXTRA_MS - 50);
+    expect(took).toBeLessThan(1500 + DEADLINE_EXTRA_MS + 5000);
+    for (const pid of hosts) expect(isAlive(pid)).toBe(false);
+    expect(result.stderr).not.toContain('block: end');  // JS never ran again
+    expect(result.stderr).not.toContain('received TERM');
+    expect(result.stderr).toContain('sexton: stop deadline: 4.5s after TERM the stop sequence had not finished');
   });
 });
 
