@@ -2,13 +2,14 @@
 // what it says. The lifecycle acts first in every run where JS works: its last moment is the
 // grace period's end plus the kill round's backstop, and the deadline comes a margin later.
 import { KILL_BACKSTOP_SECONDS } from './lifecycle';
+import { EXIT } from '../config/exit-codes';
 import { CHILD_SESSION, checkStopDeadline, Native, StopDeadline } from '../platform/native';
 import { type Logger, QUIET } from '../platform/log';
 import type { Options } from '../config/options';
 import { signalName } from '../platform/signals';
 
-/** Exit status when the native stop deadline ended sexton (timeout(1)'s); documented in the README. */
-export const STOP_DEADLINE_EXIT = 124;
+/** Exit status when the native stop deadline ended sexton; documented in the README. */
+export const STOP_DEADLINE_EXIT = EXIT.stopDeadline;
 /** How long after the lifecycle's last moment the deadline waits: JS's timers run late on a busy machine. */
 export const STOP_DEADLINE_MARGIN_SECONDS = 1;
 

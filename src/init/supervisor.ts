@@ -268,12 +268,8 @@ export class Supervisor {
     else this.log.info(`main child (pid ${event.pid}) ${how}`);
     // tini and dumb-init leave as soon as the main child has: to the lifecycle, nothing is left.
     const lastChild = this.hooks.mainExited?.(event.pid) || event.lastChild;
-    let scan: ProcessInfo[] | undefined;
-    try {  // scanned only when something may be left and the lifecycle may act on it
-      scan = !lastChild && this.lifecycle.phase !== 'killing' ? this.tree.processes() : [];
-    } catch (error) {  // then unseen, as under a foreign /proc: PID 1 still TERMs all with kill(-1)
-      this.log.error(`main child exited, but the processes left cannot be listed: ${internalErrorText(error, this.log.verbosity)}`);
-    }
+    // Scanned only when something may be left and the lifecycle may act on it.
+    const scan = !lastChild && this.lifecycle.phase !== 'killing' ? this.tree.processesOrUnseen(this.log) : [];
     const leftovers = this.procTrusted && scan ? scan.filter((p) => p.state !== 'Z').length : 'unseen';
     this.step({ kind: 'main-exited', lastChild, leftovers }, scan);
   }
