@@ -113,29 +113,29 @@ describe('out of descriptors at the stop signal', () => {
   });
 
   test('after the descriptors come back, a second TERM carries out the steps that failed', async () => {
-    const run = await runAsPid1(['-t', '4', '--', 'sh', DAEMON], { timeoutMs: 20_000 });
+    const run = await runAsPid1(['-t', '6', '--', 'sh', DAEMON], { timeoutMs: 30_000 });
     const [main, daemon] = await readyPids(run);
     const [mainHost, daemonHost] = [main, daemon].map((pid) => hostPidOf(run.pid1, pid));
     const giveBack = exhaustDescriptors(run.pid1);
 
     const sent = Date.now();
     run.signal('SIGTERM');
-    await run.waitFor(/terminate-daemons failed/, 'stderr', 3000);
+    await run.waitFor(/terminate-daemons failed/, 'stderr', 5000);
     await sleep(200);
     expect(isAlive(daemonHost)).toBe(true);  // the daemon never heard of the stop
     giveBack();
     run.signal('SIGTERM');
-    await run.waitFor('received TERM again: retrying report-zombie-parents, terminate-daemons', 'stderr', 3000);
+    await run.waitFor('received TERM again: retrying report-zombie-parents, terminate-daemons', 'stderr', 5000);
     await until(() => !isAlive(daemonHost), 3000, 'the daemon to die of its TERM');
     const daemonGone = Date.now() - sent;
-    expect(daemonGone).toBeLessThan(4000);  // well inside the grace period
+    expect(daemonGone).toBeLessThan(6000);  // inside the grace period
     expect(isAlive(mainHost)).toBe(true);  // it ignores TERM: the grace period is still to come
 
     const result = await run.done();
     const took = Date.now() - sent;
     expect(result.exitCode, result.stderr).toBe(137);
-    expect(took).toBeGreaterThanOrEqual(4000);
-    expect(took).toBeLessThan(4000 + DEADLINE_EXTRA_MS);
+    expect(took).toBeGreaterThanOrEqual(6000);
+    expect(took).toBeLessThan(6000 + DEADLINE_EXTRA_MS);
     expect(result.stderr).not.toContain('stop deadline');
     expectOneLineErrors(result.stderr);
   });
@@ -212,8 +212,9 @@ describe('the JS thread blocked past the grace period', () => {
 
     const sent = Date.now();
     run.signal('SIGTERM');
-    await run.waitFor('received TERM: stopping grace period 1s', 'stderr', 3000);
-    // The stats file changed (the phase): its next write, within a second, sleeps in the kernel.
+    // TERM changed the stats (a signal counted, the phase): the file's next write, within a
+    // second, sleeps in the kernel. (When that tick comes before JS has read TERM's notice, even
+    // "received TERM" is never logged: the stop is then the deadline's alone.)
     await until(() => jsThread(run).state === 'D', 3000, 'the JS thread to block in the frozen filesystem');
     expect(jsThread(run).wchan).toBe('percpu_rwsem_wait');
     // Past the grace period plus the kill round's time: a working lifecycle would have killed them.
