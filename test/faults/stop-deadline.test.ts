@@ -11,12 +11,14 @@
 // 3 s) kills what is left when JS cannot. tini has no descriptor exposure on its stop path (it
 // opens nothing) and no JS thread: it is run beside sexton where the exposure is the same.
 import { execFileSync } from 'node:child_process';
+import { execa } from 'execa';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { scratchDir } from '../support/faults';
 import { namespacePid } from '../../src/harness/namespace';
-import { hostDescendants, requireBuilt, runAsPid1, until, type Pid1Run } from '../support/pid1';
+import { hostDescendants, requireBuilt, runAsPid1, SEXTON, until, type Pid1Run } from '../support/pid1';
+import { track } from '../support/processes';
 import { fixture, isAlive, logLines, readyPids, requireTini, sleep, TINI } from '../support/shutdown';
 
 const DAEMON = fixture('deadline-daemon.sh');
@@ -261,6 +263,26 @@ describe('the JS thread busy past the grace period', () => {
     expect(result.stderr).not.toContain('received TERM');
     expect(result.stderr).toContain('sexton: stop deadline: 4.5s after TERM the stop sequence had not finished');
   });
+
+  test('as a subreaper (not PID 1): the main child, its group and a daemon of its own session die at the deadline', async () => {
+    const proc = execa(process.execPath, ['--require', fixture('signals-block-js.cjs'), SEXTON, '-t', '1', '--', 'sh', fixture('deadline-subtree.sh')], {
+      reject: false, stdin: 'ignore', timeout: 30_000, killSignal: 'SIGKILL',
+      env: { BLOCK_AFTER_MS: '300', BLOCK_MS: '20000' },
+    });
+    track(proc.pid);
+    let out = '';
+    proc.stdout?.on('data', (d) => (out += d));
+    await until(() => out.includes('ready') && hostDescendants(proc.pid as number).length >= 3, 10_000, 'the subtree');
+    const tree = hostDescendants(proc.pid as number);
+    for (const pid of tree) track(pid);
+    const sent = Date.now();
+    process.kill(proc.pid as number, 'SIGTERM');
+    const result = await proc;
+    expect(result.exitCode, result.stderr).toBe(124);
+    expect(Date.now() - sent).toBeGreaterThanOrEqual(1000 + DEADLINE_EXTRA_MS - 50);
+    await until(() => tree.every((pid) => !isAlive(pid)), 2000, 'every process of the subtree to be gone');
+    expect(result.stderr).toContain('sexton: stop deadline: 4s after TERM');
+  });
 });
 
 describe('a normal stop never reaches the deadline', () => {
@@ -281,7 +303,7 @@ describe('a normal stop never reaches the deadline', () => {
     expect(logLines(result.stderr).at(-1)).toMatch(/^exiting with 137: /);
   });
 
-  test('a cooperative child: exit 143 at once, and no SIGALRM of the deadline reaches the child later', async () => {
+  test('a cooperative child: exit 143 at once, nothing of the deadline said', async () => {
     const run = await runAsPid1(['-t', '1', '--', 'sh', '-c', 'echo ready; sleep 60'], { timeoutMs: 15_000 });
     await run.waitFor('ready');
     const sent = Date.now();
