@@ -23,6 +23,7 @@
 #include "signals.h"
 #include "spawn.h"
 #include "state.h"
+#include "stop_deadline.h"
 #include "terminal.h"
 
 namespace sexton {
@@ -234,6 +235,21 @@ Napi::Value SetForwardToGroup(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+// {signal, milliseconds, exitCode, line, killNamespace, childGroup, walkProc}; checked in native.ts.
+Napi::Value SetStopDeadline(const Napi::CallbackInfo& info) {
+  Napi::Object in = info[0].As<Napi::Object>();
+  StopDeadline deadline;
+  deadline.signal = in.Get("signal").As<Napi::Number>().Int32Value();
+  deadline.milliseconds = static_cast<long>(in.Get("milliseconds").As<Napi::Number>().Int64Value());
+  deadline.exit_code = in.Get("exitCode").As<Napi::Number>().Int32Value();
+  deadline.line = bytes(in.Get("line"));
+  deadline.kill_namespace = in.Get("killNamespace").As<Napi::Boolean>();
+  deadline.child_group = in.Get("childGroup").As<Napi::Boolean>();
+  deadline.walk_proc = in.Get("walkProc").As<Napi::Boolean>();
+  set_stop_deadline(deadline);
+  return info.Env().Undefined();
+}
+
 Napi::Value SignalMainChild(const Napi::CallbackInfo& info) {
   Args args(info, "signalMainChild(signal: number)");
   int signal = args.int32(0, 0, kMaxSignal - 1);
@@ -348,6 +364,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("watchOomEvents", Napi::Function::New(env, WatchOomEvents));
   exports.Set("setSignalAction", Napi::Function::New(env, SetSignalAction));
   exports.Set("setForwardToGroup", Napi::Function::New(env, SetForwardToGroup));
+  exports.Set("setStopDeadline", Napi::Function::New(env, SetStopDeadline));
   exports.Set("signalMainChild", Napi::Function::New(env, SignalMainChild));
   exports.Set("signalEveryProcess", Napi::Function::New(env, SignalEveryProcess));
   exports.Set("signalProcess", Napi::Function::New(env, SignalProcess));

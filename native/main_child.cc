@@ -15,6 +15,7 @@ void register_main_child(pid_t pid) {
   child.pid = pid;
   child.pidfd.store(static_cast<int>(syscall(SYS_pidfd_open, pid, 0)));
   child.target_pid.store(pid);
+  child.spawned_pid.store(pid);
   child.spawn_count++;
   child.spawned.notify_all();
 }

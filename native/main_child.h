@@ -24,6 +24,9 @@ struct MainChild {
   pid_t pid = 0;                    // under mutex; 0 before the spawn and once reaped
   std::atomic<pid_t> target_pid{0};  // for handlers: where forwarded signals go, 0 = nowhere
   std::atomic<int> pidfd{-1};        // for handlers: signals the child without racing pid reuse
+  // The last main child's pid, never cleared: the number of its process group when it leads one,
+  // which outlives it while any member lives (the kernel reuses no pid a group still holds).
+  std::atomic<pid_t> spawned_pid{0};
 };
 
 // On the heap, never destroyed (see state.h).

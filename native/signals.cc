@@ -13,6 +13,7 @@
 #include "main_child.h"
 #include "notifier.h"
 #include "state.h"
+#include "stop_deadline.h"
 
 namespace sexton {
 namespace {
@@ -107,8 +108,10 @@ void forward_signal(int sig, siginfo_t* info, void* context) {
     errno = saved_errno;
     return;
   }
+  if (is_stop_deadline(sig, info)) return;  // never returns when it is: sexton leaves
   Counters& stats = counters();
   stats.received[sig].fetch_add(1);
+  arm_stop_deadline_on(sig);  // counted first: a deadline set meanwhile sees it either way
   int action = actions[sig].load();
   int result = 0;
   if (action == kDrop) {

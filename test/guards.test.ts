@@ -2,7 +2,7 @@
 // uncaught exception nor EPIPE on stderr kills sexton.
 import { execa } from 'execa';
 import { beforeAll, expect, test } from 'vitest';
-import { asPid1, fixture, requireBuilt, runAsPid1, sextonArgv, until } from './support/pid1';
+import { asPid1, fixture, requireBuilt, ROOT, runAsPid1, sextonArgv, until } from './support/pid1';
 import { track } from './support/processes';
 import { childrenOf } from '../src/harness/namespace';
 
@@ -58,11 +58,29 @@ test('an uncaught exception or unhandled rejection in the init is logged; sexton
     timeoutMs: 10_000,
   });
   const result = await run.done();
-  expect(result.stderr).toMatch(/^sexton: .*core-guard: thrown from a timer/m);
-  expect(result.stderr).toMatch(/^sexton: .*core-guard: rejected and never handled/m);
+  // One line each, no stack and no path of the folder sexton was built in (issue 23 §6).
+  expect(result.stderr.split('\n').filter((l) => l.includes('internal error'))).toEqual([
+    'sexton: internal error (sexton keeps running): Error: core-guard: thrown from a timer',
+    'sexton: internal error (sexton keeps running): Error: core-guard: rejected and never handled',
+  ]);
+  expect(result.stderr).not.toMatch(/^\s+at /m);
+  expect(result.stderr).not.toContain(ROOT);
   // The child outlived both errors and sexton still reported its status.
   expect(result.stdout).toBe('child-finished\n');
   expect(result.exitCode).toBe(5);
+});
+
+test('at -vv an internal error carries its stack, still on its one line, with paths inside the package', async () => {
+  const run = await runAsPid1(['-vv', '--', 'sh', '-c', 'sleep 0.6'], {
+    nodeArgs: ['--require', fixture('core-guard-throw.js')],
+    timeoutMs: 10_000,
+  });
+  const result = await run.done();
+  const line = result.stderr.split('\n').find((l) => l.includes('core-guard: thrown from a timer')) as string;
+  expect(line).toMatch(/^sexton: internal error \(sexton keeps running\): Error: core-guard: thrown from a timer \| at Timeout\._onTimeout \(test\/fixtures\/core-guard-throw\.js:4:9\) \| at /);
+  expect(result.stderr).not.toMatch(/^\s+at /m);
+  expect(result.stderr).not.toContain(ROOT);
+  expect(result.exitCode).toBe(0);
 });
 
 // Counts the signals it gets (printing each on stdout) and exits 9 once it has all three.

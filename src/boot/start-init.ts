@@ -7,7 +7,8 @@ import { checkDescriptorRoom, descriptorsNeeded } from '../init/descriptors';
 import { disableChildProcess, keepInitAlive, shedNodeOptions } from '../init/guards';
 import { Supervisor } from '../init/supervisor';
 import type { InitPlan, StartRequest } from '../init/supervisor-hooks';
-import { writeOrDrop } from '../platform/log';
+import { internalErrorText } from '../init/internal-error';
+import { DEFAULT, writeOrDrop } from '../platform/log';
 import { AddonLoadError, Native, StartError } from '../platform/native';
 
 /** What the first handlers found (boot/first-handlers.ts): the addon, or why it failed. */
@@ -51,6 +52,8 @@ export function runInit(early: Early, voice: Voice, request: () => StartRequest)
       writeOrDrop(2, `${voice.name}: ${error.message}\n`);
       process.exit(EXIT.startFailure);
     }
-    throw error;
+    // Anything else is sexton's own bug: one line, no stack, no path of the build.
+    writeOrDrop(2, `${voice.name}: internal error: ${internalErrorText(error, DEFAULT)}\n`);
+    process.exit(EXIT.startFailure);
   }
 }

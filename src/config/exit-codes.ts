@@ -14,6 +14,8 @@ export const EXIT = {
   cannotRun: 126,
   /** The command was not found (the shell's convention). */
   notFound: 127,
+  /** The native stop deadline ended a stop JS had not finished (timeout(1)'s code): init/stop-deadline.ts. */
+  stopDeadline: 124,
 } as const;
 
 /** As tini or dumb-init: bad input exits 1, as theirs does. */
@@ -50,4 +52,5 @@ export const INIT_EXIT_HELP: readonly [code: string, when: string][] = [
   [String(EXIT.strict), '--strict: the child exited 0 but leaked orphans or zombies'],
   [String(EXIT.cannotRun), 'the command cannot be executed, or fork failed'],
   [String(EXIT.notFound), 'the command was not found'],
+  [String(EXIT.stopDeadline), 'the stop deadline (drain delay + grace + 3 s) ended a stop sexton had not finished'],
 ];

@@ -26,3 +26,10 @@ export function quote(value: string, max = MAX_CHARS): string {
   const more = chars.length > max ? `…(${chars.length - max} more)` : '';
   return `'${shown}'${more}`;
 }
+
+/** value with control characters escaped, unquoted, cut at `max` characters: one line of a log. */
+export function escapeLine(value: string, max: number): string {
+  const chars = Array.from(value);
+  const more = chars.length > max ? `…(${chars.length - max} more)` : '';
+  return `${chars.slice(0, max).map(escapeChar).join('')}${more}`;
+}

@@ -5,6 +5,7 @@ import type { Native } from '../platform/native';
 import { errnoName } from '../platform/os-constants';
 import { putsCodeInPid1 } from '../config/node-options';
 import { ownWords } from '../platform/procfs';
+import { internalErrorText } from './internal-error';
 
 /**
  * libuv reaps only the pids it spawned, and sexton's reaper would steal their exit statuses:
@@ -34,10 +35,11 @@ export function disableChildProcess(): void {
   binding('spawn_sync').spawn = blocked('spawnSync');
 }
 
-/** As PID 1, an uncaught exception would take the whole container down: log it and go on. */
+/** As PID 1, an uncaught exception would take the whole container down: log it (one line) and go on. */
 export function keepInitAlive(log: Logger): void {
-  process.on('uncaughtException', (error) => log.error(`internal error (sexton keeps running): ${error.stack ?? error}`));
-  process.on('unhandledRejection', (reason) => log.error(`internal error (sexton keeps running): ${reason}`));
+  const report = (error: unknown) => log.error(`internal error (sexton keeps running): ${internalErrorText(error, log.verbosity)}`);
+  process.on('uncaughtException', report);
+  process.on('unhandledRejection', report);
 }
 
 const APP_NODE_OPTIONS = 'SEXTON_APP_NODE_OPTIONS';

@@ -46,6 +46,8 @@ export type Action =
   | { kind: 'terminate-unseen' }
   /** Report and SIGKILL whatever is left. */
   | { kind: 'kill-survivors' }
+  /** Carry out again the steps of the stop sequence that failed (a /proc read out of descriptors). */
+  | { kind: 'retry-failed-steps' }
   | { kind: 'start-timer'; timer: Timer; seconds: number }
   | { kind: 'cancel-timer'; timer: Timer }
   | { kind: 'finish' };
@@ -93,7 +95,9 @@ export class Lifecycle {
 
   private onStopSignal(): Action[] {
     const { drainDelay, grace, stopSignalName: name } = this.settings;
-    if (this.mainExited) return [];  // the tree is already being taken down
+    // The tree is already being taken down; a step of that which failed gets another chance.
+    const retry: Action = { kind: 'retry-failed-steps' };
+    if (this.mainExited) return [retry];
     if (this.phase === 'running') {
       const drain = drainDelay > 0 ? `after a ${drainDelay}s drain delay, ` : '';
       const actions: Action[] = [
@@ -113,8 +117,8 @@ export class Lifecycle {
       ];
     }
     // Repeated stop signals reach the child, as they do without a delay (the handler's work).
-    if (this.phase === 'stopping' && drainDelay > 0) return [{ kind: 'forward-stop-signal' }];
-    return [];
+    if (this.phase === 'stopping' && drainDelay > 0) return [{ kind: 'forward-stop-signal' }, retry];
+    return this.shuttingDown ? [retry] : [];
   }
 
   /** The grace period starts with the stop signal's forwarding; daemons get TERM with it. */

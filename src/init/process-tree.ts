@@ -2,6 +2,7 @@
 import { constants } from '../platform/os-constants';
 import type { Logger } from '../platform/log';
 import type { Native } from '../platform/native';
+import { internalErrorText } from './internal-error';
 import { commandOf, describeState, descendantsOf, listProcesses, ProcessInfo, ZombieGroup, zombiesByParent } from '../platform/procfs';
 
 const { SIGTERM, SIGKILL } = constants.signals;
@@ -22,6 +23,19 @@ export class ProcessTree {
   processes(): ProcessInfo[] {
     if (!this.scannable) return [];
     return this.isInit ? listProcesses().filter((p) => p.pid !== 1) : descendantsOf(process.pid);
+  }
+
+  /**
+   * processes(), or undefined when /proc cannot be read (out of descriptors), said in one line:
+   * the tree is then unseen, as under a foreign /proc, and PID 1 still reaches it with kill(-1).
+   */
+  processesOrUnseen(log: Logger): ProcessInfo[] | undefined {
+    try {
+      return this.processes();
+    } catch (error) {
+      log.error(`the processes left cannot be listed: ${internalErrorText(error, log.verbosity)}`);
+      return undefined;
+    }
   }
 
   /** Live processes re-parented to sexton (orphaned daemons): nobody else will stop them. */
@@ -68,9 +82,18 @@ export class ProcessTree {
     }
   }
 
-  /** SIGKILL to everything left. kill(-1) means "this namespace" only for PID 1; elsewhere one by one. */
+  /**
+   * SIGKILL to everything left. kill(-1) means "this namespace" only for PID 1; elsewhere one by
+   * one, and when /proc cannot be read (out of descriptors) the main child, or its group with
+   * --pgroup, still gets it before the error goes on.
+   */
   killAll(): void {
-    if (this.isInit) this.native.signalEveryProcess(SIGKILL);
-    else for (const p of this.processes()) this.native.signalProcess(p.pid, SIGKILL, p.startTime);
+    if (this.isInit) return void this.native.signalEveryProcess(SIGKILL);
+    try {
+      for (const p of this.processes()) this.native.signalProcess(p.pid, SIGKILL, p.startTime);
+    } catch (error) {
+      this.native.signalMainChild(SIGKILL);
+      throw error;
+    }
   }
 }

@@ -19,6 +19,9 @@ import { MainExit, ReapStats, StatsSnapshot, summarize, toReapStats } from '../r
 import { exitStatus, leaks } from './exit-status';
 import { Exporters } from '../report/exporters';
 import type { SupervisorHooks } from './supervisor-hooks';
+import { internalErrorText } from './internal-error';
+import { setStopDeadline } from './stop-deadline';
+import { StopSteps } from './stop-steps';
 
 const { SIGKILL } = constants.signals;
 const { ESRCH } = constants.errno;
@@ -35,6 +38,7 @@ export class Supervisor {
   /** Stop signals acted on so far; the native counter says how many arrived. */
   private stopSignalsHandled = 0;
   private survivorsKilled = 0;
+  private readonly steps: StopSteps;
   /** Zombies that live parents held when shutdown began: what --strict calls a leak. */
   private heldZombies: ZombieGroup[] = [];
   private readonly isInit = process.pid === 1;
@@ -57,6 +61,7 @@ export class Supervisor {
     });
     this.memory = new MemoryGuard(native, log, options.childOomScoreAdj);
     this.exporters = new Exporters(options, () => this.snapshot(), log, native);
+    this.steps = new StopSteps((action) => this.act(action), log);
   }
 
   /** Counts so far: reaped processes, orphans, signals by name. */
@@ -94,6 +99,7 @@ export class Supervisor {
       this.log.warn("/proc does not show sexton's own PID namespace (mount one, e.g. unshare --mount-proc): sexton reaps and forwards signals, but scans and names no process");
     }
     applySignalPolicy(native, options);
+    setStopDeadline(native, options, this.log, this.isInit, this.procTrusted);
     if (!this.isInit && !(this.options.subreaper && native.becomeSubreaper()) && !native.isSubreaper()) {
       this.log.warn(`not PID 1 and not a subreaper: zombie reaping won't work for orphans of the child (pid ${process.ppid}'s init reaps them, not sexton)`);
     }
@@ -123,7 +129,7 @@ export class Supervisor {
     try {
       handle();
     } catch (error) {
-      this.log.error(`internal error (sexton keeps running): ${(error as Error).stack ?? error}`);
+      this.log.error(`internal error (sexton keeps running): ${internalErrorText(error, this.log.verbosity)}`);
     }
   }
 
@@ -191,7 +197,7 @@ export class Supervisor {
   /** Feeds one input to the lifecycle and carries out what it decides (scan: /proc, if read already). */
   private step(input: Parameters<Lifecycle['step']>[0], scan?: ProcessInfo[]): void {
     this.scan = scan;
-    for (const action of this.lifecycle.step(input)) this.act(action);
+    for (const action of this.lifecycle.step(input)) this.steps.run(action);
   }
 
   private processes(): ProcessInfo[] {
@@ -220,16 +226,21 @@ export class Supervisor {
       case 'terminate-leftovers':
         return this.tree.terminate(this.processes().filter((p) => p.state !== 'Z'));
       case 'terminate-unseen':
-        this.native.signalEveryProcess(constants.signals.SIGTERM);
-        return;
+        return void this.native.signalEveryProcess(constants.signals.SIGTERM);
       case 'kill-survivors':
-        this.survivorsKilled += this.tree.reportSurvivors(this.log);
-        return this.tree.killAll();
+        try {
+          this.survivorsKilled += this.tree.reportSurvivors(this.log);
+        } finally {
+          this.tree.killAll();  // the kill never waits on the report
+        }
+        return;
+      case 'retry-failed-steps':
+        this.scan = undefined;  // read /proc afresh: descriptors may be back
+        return this.steps.retry((kinds) => this.log.warn(`received ${signalName(this.options.stopSignal)} again: retrying ${kinds}`));
       case 'start-timer':
         return this.startTimer(action.timer, action.seconds);
       case 'cancel-timer':
-        clearTimeout(this.timers.get(action.timer));
-        return;
+        return clearTimeout(this.timers.get(action.timer));
       case 'finish':
         return this.finish();
     }
@@ -239,7 +250,7 @@ export class Supervisor {
     const input = { drain: 'drain-over', grace: 'grace-over', backstop: 'backstop' } as const;
     // The kill round repeats until the tree is empty; the others fire once.
     const handle = timer === 'kill-repeat'
-      ? setInterval(() => this.tree.killAll(), seconds * 1000).unref()
+      ? setInterval(() => this.guarded(() => this.tree.killAll()), seconds * 1000).unref()
       : setTimeout(() => this.step({ kind: input[timer] }), seconds * 1000);
     // The backstop must not keep sexton alive on its own; the grace and drain timers do.
     if (timer === 'backstop') handle.unref();
@@ -258,8 +269,8 @@ export class Supervisor {
     // tini and dumb-init leave as soon as the main child has: to the lifecycle, nothing is left.
     const lastChild = this.hooks.mainExited?.(event.pid) || event.lastChild;
     // Scanned only when something may be left and the lifecycle may act on it.
-    const scan = !lastChild && this.lifecycle.phase !== 'killing' ? this.tree.processes() : [];
-    const leftovers = this.procTrusted ? scan.filter((p) => p.state !== 'Z').length : 'unseen';
+    const scan = !lastChild && this.lifecycle.phase !== 'killing' ? this.tree.processesOrUnseen(this.log) : [];
+    const leftovers = this.procTrusted && scan ? scan.filter((p) => p.state !== 'Z').length : 'unseen';
     this.step({ kind: 'main-exited', lastChild, leftovers }, scan);
   }
 
@@ -267,12 +278,15 @@ export class Supervisor {
     const stats = this.stats();
     const leaked = leaks(stats.orphansReaped, this.heldZombies);
     const { code, strictFailure } = exitStatus(this.mainExit, this.options, leaked);
-    if (strictFailure) this.log.error(`strict: ${leaked.join('; ')}`);
-    const noteworthy = this.lifecycle.shuttingDown || this.survivorsKilled > 0 || (stats.orphansReaped > 0 && !this.hooks.mainExited);
-    const killed = this.survivorsKilled ? `; killed ${this.survivorsKilled} survivor(s)` : '';
-    (noteworthy ? this.log.warn : this.log.info).call(this.log, `exiting with ${code}: ${summarize(stats)}${killed}`, { exitCode: code, ...stats });
-    this.exporters.close();
-    return this.native.exit(code);
+    try {  // the report and the stats file may fail (out of descriptors); the exit may not
+      if (strictFailure) this.log.error(`strict: ${leaked.join('; ')}`);
+      const noteworthy = this.lifecycle.shuttingDown || this.survivorsKilled > 0 || (stats.orphansReaped > 0 && !this.hooks.mainExited);
+      const killed = this.survivorsKilled ? `; killed ${this.survivorsKilled} survivor(s)` : '';
+      (noteworthy ? this.log.warn : this.log.info).call(this.log, `exiting with ${code}: ${summarize(stats)}${killed}`, { exitCode: code, ...stats });
+      this.exporters.close();
+    } finally {
+      this.native.exit(code);
+    }
   }
 
   private fail(message: string, exitCode: number): never {

@@ -65,6 +65,17 @@ export class Logger {
   info(message: string, fields?: Fields): void { this.write(VERBOSE, message, fields); }
   debug(message: string, fields?: Fields): void { this.write(DEBUG, message, fields); }
 
+  /**
+   * A line to be written later by the addon, when nothing can be formatted (the stop deadline).
+   * A JSON line then has no time: it would be the time it was made.
+   */
+  preformat(level: number, message: string, fields?: Fields): string {
+    const line = this.format_(level, message, fields);
+    if (this.format === 'text') return line;
+    const { time: _, ...rest } = JSON.parse(line) as Record<string, unknown>;
+    return `${JSON.stringify(rest)}\n`;
+  }
+
   private write(level: number, message: string, fields?: Fields): void {
     if (level > this.verbosity) return;
     if (this.unsaid > 0) {

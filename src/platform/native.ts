@@ -42,6 +42,33 @@ export interface Notice {
   errno: number;
 }
 
+/**
+ * The native guarantee under the stop sequence (native/stop_deadline.h): `milliseconds` after
+ * the first `signal`, whatever JS is doing, SIGKILL to what is left, `line` on stderr as is, and
+ * _exit(exitCode).
+ */
+export interface StopDeadline {
+  signal: number;
+  milliseconds: number;
+  exitCode: number;
+  /** Written as given, at the deadline: formatted beforehand, since nothing is formatted then. */
+  line: string;
+  /** PID 1: kill(-1). Else the main child, its group (childGroup) and, walkProc, its descendants in /proc. */
+  killNamespace: boolean;
+  childGroup: boolean;
+  walkProc: boolean;
+}
+
+/** Throws on a deadline the addon would misread: it is set once and cannot be taken back. */
+export function checkStopDeadline(d: StopDeadline): StopDeadline {
+  const whole = (n: number, min: number, max: number) => Number.isInteger(n) && n >= min && n <= max;
+  if (!whole(d.signal, 1, 64)) throw new RangeError(`stop deadline: bad signal ${d.signal}`);
+  if (!whole(d.milliseconds, 1, 2 ** 31 - 1)) throw new RangeError(`stop deadline: bad delay ${d.milliseconds} ms`);
+  if (!whole(d.exitCode, 0, 255)) throw new RangeError(`stop deadline: bad exit code ${d.exitCode}`);
+  if (!d.line.endsWith('\n') || d.line.indexOf('\n') !== d.line.length - 1) throw new RangeError('stop deadline: the line must be one line');
+  return d;
+}
+
 export interface NativeCounters {
   reaped: number;
   orphansReaped: number;
@@ -92,6 +119,8 @@ export interface Native {
   /** Posts an 'oom' notice on each OOM kill in the memory cgroup at dir; 0 or errno. */
   watchOomEvents(dir: string, v2: boolean): number;
   setForwardToGroup(group: boolean): void;
+  /** Once, before the spawn; a stop signal already counted arms it at once (checkStopDeadline first). */
+  setStopDeadline(deadline: StopDeadline): void;
   /** Returns 0 or the errno of the delivery. */
   signalMainChild(signal: number): number;
   /** kill(-1, signal); refused with EPERM unless sexton is PID 1. */

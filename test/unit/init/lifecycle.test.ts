@@ -21,8 +21,9 @@ describe('a stop signal', () => {
     expect(kinds(actions)).toEqual(['report-zombie-parents', 'log', 'terminate-daemons', 'start-timer:grace']);
     expect(actions).toContainEqual({ kind: 'start-timer', timer: 'grace', seconds: 10 });
     expect(lifecycle.phase).toBe('stopping');
-    // The handler forwards it: the lifecycle never sends it again without a drain delay.
-    expect(kinds(lifecycle.step({ kind: 'stop-signal' }))).toEqual([]);
+    // The handler forwards it: the lifecycle never sends it again without a drain delay; it
+    // only asks that the steps which failed be tried again.
+    expect(kinds(lifecycle.step({ kind: 'stop-signal' }))).toEqual(['retry-failed-steps']);
   });
 
   test('with a drain delay: wait, then forward it and start the grace period', () => {
@@ -32,7 +33,7 @@ describe('a stop signal', () => {
     expect(kinds(lifecycle.step({ kind: 'drain-over' }))).toEqual(['forward-stop-signal', 'terminate-daemons', 'start-timer:grace']);
     expect(lifecycle.phase).toBe('stopping');
     // Repeated stop signals reach the child, as they would without a delay.
-    expect(kinds(lifecycle.step({ kind: 'stop-signal' }))).toEqual(['forward-stop-signal']);
+    expect(kinds(lifecycle.step({ kind: 'stop-signal' }))).toEqual(['forward-stop-signal', 'retry-failed-steps']);
   });
 
   test('a second one during the drain delay skips the rest of it', () => {
@@ -43,10 +44,18 @@ describe('a stop signal', () => {
     expect(lifecycle.step({ kind: 'drain-over' })).toEqual([]);  // a late timer does nothing
   });
 
-  test('after the main child exited, it changes nothing', () => {
+  test('after the main child exited, it starts nothing new: failed steps are tried again', () => {
     const lifecycle = running();
     lifecycle.step({ kind: 'main-exited', lastChild: false, leftovers: 2 });
-    expect(lifecycle.step({ kind: 'stop-signal' })).toEqual([]);
+    expect(kinds(lifecycle.step({ kind: 'stop-signal' }))).toEqual(['retry-failed-steps']);
+  });
+
+  test('while killing, a repeated one still asks for the failed steps again', () => {
+    const lifecycle = running();
+    lifecycle.step({ kind: 'stop-signal' });
+    lifecycle.step({ kind: 'grace-over' });
+    expect(kinds(lifecycle.step({ kind: 'stop-signal' }))).toEqual(['retry-failed-steps']);
+    expect(lifecycle.phase).toBe('killing');
   });
 });
 

@@ -1,0 +1,68 @@
+// The stop's deadline as policy: when the native guarantee (native/stop_deadline.h) fires, and
+// what it says. The lifecycle acts first in every run where JS works: its last moment is the
+// grace period's end plus the kill round's backstop, and the deadline comes a margin later.
+import { KILL_BACKSTOP_SECONDS } from './lifecycle';
+import { EXIT } from '../config/exit-codes';
+import { CHILD_SESSION, checkStopDeadline, Native, StopDeadline } from '../platform/native';
+import { type Logger, QUIET } from '../platform/log';
+import type { Options } from '../config/options';
+import { signalName } from '../platform/signals';
+
+/** Exit status when the native stop deadline ended sexton; documented in the README. */
+export const STOP_DEADLINE_EXIT = EXIT.stopDeadline;
+/** How long after the lifecycle's last moment the deadline waits: JS's timers run late on a busy machine. */
+export const STOP_DEADLINE_MARGIN_SECONDS = 1;
+
+export interface DeadlineSettings {
+  /** The longest the stop signal may wait before it is forwarded: --drain-delay. */
+  drainCap: number;
+  grace: number;
+}
+
+/** Milliseconds from the stop signal's arrival to the deadline. */
+export function stopDeadlineMilliseconds({ drainCap, grace }: DeadlineSettings): number {
+  // Rounded once, in milliseconds: 0.1 + 0.2 seconds must not become 301 ms.
+  return Math.round((drainCap + grace) * 1000) + (KILL_BACKSTOP_SECONDS + STOP_DEADLINE_MARGIN_SECONDS) * 1000;
+}
+
+/** The line the addon writes when the deadline fires, formatted before anything can go wrong. */
+export function stopDeadlineMessage(stopSignalName: string, milliseconds: number): string {
+  return `stop deadline: ${milliseconds / 1000}s after ${stopSignalName} the stop sequence had not finished (sexton's JavaScript was blocked or failing): SIGKILL to every process left, exiting ${STOP_DEADLINE_EXIT}`;
+}
+
+export interface DeadlineContext extends DeadlineSettings {
+  stopSignal: number;
+  stopSignalName: string;
+  isInit: boolean;
+  /** The main child leads a process group of its own (not dumb-init's --single-child). */
+  childGroup: boolean;
+  procTrusted: boolean;
+  /** Formats the line now (logger.preformat): nothing is formatted when the deadline fires. */
+  format(message: string, fields: Record<string, unknown>): string;
+}
+
+/** What the addon is told before the spawn; undefined without a stop sequence (stop signal 0). */
+export function stopDeadlineFor(c: DeadlineContext): StopDeadline | undefined {
+  if (c.stopSignal <= 0) return undefined;
+  const milliseconds = stopDeadlineMilliseconds(c);
+  return {
+    signal: c.stopSignal,
+    milliseconds,
+    exitCode: STOP_DEADLINE_EXIT,
+    line: c.format(stopDeadlineMessage(c.stopSignalName, milliseconds), { exitCode: STOP_DEADLINE_EXIT }),
+    killNamespace: c.isInit,
+    childGroup: c.childGroup,
+    // As PID 1 kill(-1) reaches everything unseen; elsewhere only /proc names the descendants.
+    walkProc: !c.isInit && c.procTrusted,
+  };
+}
+
+/** Tells the addon, before the spawn (Supervisor.start): the deadline exists from the stop signal on. */
+export function setStopDeadline(native: Native, options: Options, log: Logger, isInit: boolean, procTrusted: boolean): void {
+  const deadline = stopDeadlineFor({
+    stopSignal: options.stopSignal, stopSignalName: signalName(options.stopSignal), drainCap: options.drainDelay, grace: options.grace,
+    isInit, childGroup: options.childSession !== CHILD_SESSION.sameGroup, procTrusted,
+    format: (message, fields) => log.preformat(QUIET, message, fields),
+  });
+  if (deadline) native.setStopDeadline(checkStopDeadline(deadline));
+}
