@@ -132,12 +132,11 @@ export class Supervisor {
   }
 
   private startExporters(): void {
-    // Zombies of live parents change without any counter moving: the key scans /proc too. An
-    // OOM kill of a grandchild moves no counter of sexton's either.
+    // Zombies of live parents change without any counter moving: the stats file adds the shared
+    // snapshot's count to this key. An OOM kill of a grandchild moves no counter of sexton's either.
     const listening = this.exporters.start(() => {
       const c = this.native.stats();
-      const zombies = this.tree.zombieParents().reduce((sum, z) => sum + z.zombies, 0);
-      return `${this.lifecycle.phase} ${c.reaped} ${c.received.reduce((a, b) => a + b, 0)} ${zombies} ${this.memory.oomKills()}`;
+      return `${this.lifecycle.phase} ${c.reaped} ${c.received.reduce((a, b) => a + b, 0)} ${this.memory.oomKills()}`;
     });
     // The stop signal's first step is a /proc scan: its first run costs ~0.5 ms of Node's own
     // warm-up (later ones 0.05 ms), which is better spent now than between a TERM and the exit.

@@ -6,30 +6,38 @@ import type { Logger } from '../../platform/log';
 import type { Native } from '../../platform/native';
 import type { Options } from '../../config/options';
 import type { StatsSnapshot } from '../stats';
-import { startMetricsServer } from './prometheus';
+import { SnapshotCache } from '../snapshot-cache';
+import { renderMetrics, startMetricsServer } from './prometheus';
 import { StatsFile } from './stats-file';
 import { startStatusSocket, StatusSocket } from './status-socket';
+
+/** How old a shared snapshot may be when a reader gets it: one /proc scan a second at most. */
+export const SNAPSHOT_INTERVAL_MS = 1000;
 
 export class Exporters {
   private readonly statsFile?: StatsFile;
   private statusSocket?: StatusSocket;
+  private readonly cache: SnapshotCache<StatsSnapshot>;
 
   constructor(
     private readonly options: Options,
-    private readonly snapshot: () => StatsSnapshot,
+    snapshot: () => StatsSnapshot,
     private readonly log: Logger,
     private readonly native: Pick<Native, 'peerCredentials'>,
   ) {
+    this.cache = new SnapshotCache(snapshot, SNAPSHOT_INTERVAL_MS);
     // Built now (no I/O) so that the final write happens even for a command over in moments.
-    if (options.statsFile) this.statsFile = new StatsFile(options.statsFile, snapshot, log);
+    if (options.statsFile) this.statsFile = new StatsFile(options.statsFile, this.cache, log);
   }
 
-  /** changeKey: cheap to compute; the stats file is rewritten when it changes. */
+  /** changeKey: cheap to compute (no /proc scan); the stats file is rewritten when it or the shared snapshot's zombies change. */
   async start(changeKey: () => string): Promise<void> {
-    const { options, snapshot, log, native } = this;
+    const { options, cache, log, native } = this;
     this.statsFile?.watch(changeKey);
-    if (options.metrics) startMetricsServer(options.metrics, snapshot, log);
-    if (options.statusSocket.length > 0) this.statusSocket = await startStatusSocket(options.statusSocket, snapshot, log, native);
+    if (options.metrics) startMetricsServer(options.metrics, cache.derived(renderMetrics), log);
+    if (options.statusSocket.length > 0) {
+      this.statusSocket = await startStatusSocket(options.statusSocket, cache.derived((s) => `${JSON.stringify(s)}\n`), log, native);
+    }
   }
 
   /** The final stats; the socket file removed. */

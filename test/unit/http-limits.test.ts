@@ -1,0 +1,71 @@
+// The pure parts of the bounded HTTP server (src/report/exporters/http-server.ts) and of the
+// line a flood would repeat (EveryNowAndThen, src/platform/log.ts): routing, methods, bodies.
+import { describe, expect, it } from 'vitest';
+import { answerFor, DEFAULT_HTTP_LIMITS, Routes } from '../../src/report/exporters/http-server';
+import { EveryNowAndThen } from '../../src/platform/log';
+
+const routes: Routes = {
+  '/metrics': (request) => ({ status: 200, body: `metrics for ${request.method} ${request.path}` }),
+};
+
+describe('answerFor', () => {
+  it('answers a known path, with or without a query string', () => {
+    expect(answerFor(routes, 'GET', '/metrics', {})).toEqual({ status: 200, body: 'metrics for GET /metrics' });
+    expect(answerFor(routes, 'HEAD', '/metrics?x=1&y', {}).body).toBe('metrics for HEAD /metrics');
+  });
+
+  it('404s an unknown path, names the known ones, and never reaches Object.prototype', () => {
+    for (const path of ['/', '/metrics/', '/Metrics', '/constructor', '/__proto__', '/toString', '*', '']) {
+      const answer = answerFor(routes, 'GET', path, {});
+      expect(answer.status, path).toBe(404);
+      expect(answer.body).toContain('/metrics');
+    }
+  });
+
+  it('405s a method other than GET and HEAD, saying which are allowed', () => {
+    for (const method of ['POST', 'PUT', 'DELETE', 'OPTIONS', 'CONNECT', 'TRACE', 'PATCH', 'get', '']) {
+      const answer = answerFor(routes, method, '/metrics', {});
+      expect(answer.status, method).toBe(405);
+      expect(answer.headers).toEqual({ Allow: 'GET, HEAD' });
+    }
+  });
+
+  it('413s a request that announces a body, of any length or chunked', () => {
+    expect(answerFor(routes, 'GET', '/metrics', { 'content-length': '5' }).status).toBe(413);
+    expect(answerFor(routes, 'GET', '/metrics', { 'content-length': '99999999999' }).status).toBe(413);
+    expect(answerFor(routes, 'GET', '/metrics', { 'transfer-encoding': 'chunked' }).status).toBe(413);
+    expect(answerFor(routes, 'GET', '/metrics', { 'content-length': '0' }).status).toBe(200);
+  });
+
+  it('lets a handler see the parsed request', () => {
+    const seen: string[] = [];
+    answerFor({ '/x': (r) => (seen.push(`${r.method} ${r.path} ${r.headers.host}`), { status: 204, body: '' }) }, 'GET', '/x?q', { host: 'h' });
+    expect(seen).toEqual(['GET /x h']);
+  });
+});
+
+describe('the default limits', () => {
+  it('leave a client a scrape and nothing more: small headers, bounded requests, 10 s', () => {
+    expect(DEFAULT_HTTP_LIMITS.connections).toBeLessThanOrEqual(64);
+    expect(DEFAULT_HTTP_LIMITS.headerBytes).toBeLessThanOrEqual(16 * 1024);
+    expect(DEFAULT_HTTP_LIMITS.requestsPerConnection).toBeGreaterThan(1);
+    expect(DEFAULT_HTTP_LIMITS.connectionMs).toBe(10_000);
+  });
+});
+
+describe('EveryNowAndThen', () => {
+  it('tells the first of a kind at once, then once per interval with the count since', () => {
+    let now = 1000;
+    const limiter = new EveryNowAndThen(60_000, () => now);
+    expect(limiter.tell('cap')).toBe(1);
+    for (let i = 0; i < 500; i++) expect(limiter.tell('cap')).toBeUndefined();
+    expect(limiter.tell('accept EMFILE')).toBe(1);  // kinds are counted apart
+    now += 59_999;
+    expect(limiter.tell('cap')).toBeUndefined();
+    now += 1;
+    expect(limiter.tell('cap')).toBe(502);
+    expect(limiter.tell('cap')).toBeUndefined();
+    now += 60_000;
+    expect(limiter.tell('cap')).toBe(2);
+  });
+});
