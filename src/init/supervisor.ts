@@ -56,7 +56,7 @@ export class Supervisor {
       drainDelay: options.drainDelay, grace: options.grace, stopSignalName: signalName(options.stopSignal), isInit: this.isInit,
     });
     this.memory = new MemoryGuard(native, log, options.childOomScoreAdj);
-    this.exporters = new Exporters(options, () => this.snapshot(), log, native);
+    this.exporters = new Exporters(options, () => this.snapshot(), log, native, () => this.memory.afterAnswer());
   }
 
   /** Counts so far: reaped processes, orphans, signals by name. */

@@ -123,13 +123,14 @@ export function serveHttp(
       answer = { status: 500, body: 'internal error\n' };
       refused('handler', `a handler failed: ${(error as Error).message}`);
     }
-    send(response, answer, request.method === 'HEAD', last || answer.status === 413);
+    // A client error ends the connection: what follows on it is likely more of the same.
+    send(response, answer, request.method === 'HEAD', last || (answer.status >= 400 && answer.status < 500));
   });
   server.maxConnections = limits.connections;
   server.maxHeadersCount = limits.headers;
-  // Node answers requests past this with a 503 each: a pipelined flood ends at the first instead.
+  // The answer to the last request says Connection: close, and the connection closes once it
+  // is sent; requests pipelined past it in the same read get a bodiless 503 each (Node's).
   server.maxRequestsPerSocket = limits.requestsPerConnection;
-  server.on('dropRequest', (_request: IncomingMessage, socket: Socket) => socket.destroy());
   server.on('drop', () => refused('cap', `refused connections at the cap of ${limits.connections} open at once`));
   server.on('connection', (socket: Socket) => {
     const deadline = setTimeout(() => socket.destroy(), limits.connectionMs).unref();

@@ -24,6 +24,8 @@ export class Exporters {
     snapshot: () => StatsSnapshot,
     private readonly log: Logger,
     private readonly native: Pick<Native, 'peerCredentials'>,
+    /** Told of each answer to a client: what memory a burst of them left is given back after. */
+    private readonly answered: () => void = () => undefined,
   ) {
     this.cache = new SnapshotCache(snapshot, SNAPSHOT_INTERVAL_MS);
     // Built now (no I/O) so that the final write happens even for a command over in moments.
@@ -34,9 +36,14 @@ export class Exporters {
   async start(changeKey: () => string): Promise<void> {
     const { options, cache, log, native } = this;
     this.statsFile?.watch(changeKey);
-    if (options.metrics) startMetricsServer(options.metrics, cache.derived(renderMetrics), log);
+    const counted = (text: () => string) => () => {
+      this.answered();
+      return text();
+    };
+    if (options.metrics) startMetricsServer(options.metrics, counted(cache.derived(renderMetrics)), log);
     if (options.statusSocket.length > 0) {
-      this.statusSocket = await startStatusSocket(options.statusSocket, cache.derived((s) => `${JSON.stringify(s)}\n`), log, native);
+      const json = counted(cache.derived((s) => `${JSON.stringify(s)}\n`));
+      this.statusSocket = await startStatusSocket(options.statusSocket, json, log, native);
     }
   }
 
