@@ -80,6 +80,22 @@ describe('the metrics server', () => {
     expect(result.stderr.match(/refused connections at the cap/g)?.length ?? 0).toBeLessThanOrEqual(2);
   }, 90_000);
 
+  it('shrinks its cap to what RLIMIT_NOFILE 64 leaves, keeping the stop reserve free under a flood', async () => {
+    const port = await freePort();
+    const run = await runAsPid1(['-v', '--grace', '2', '--metrics', `127.0.0.1:${port}`, '--', ...STUBBORN_CHILD],
+      { launcher: ['prlimit', '--nofile=64', '--'], timeoutMs: 60_000 });
+    await run.waitFor(`metrics on http://127.0.0.1:${port}/metrics`, 'stderr');
+    const cap = Number(/room for (\d+) connection\(s\) at once, not 32, with 16 descriptors kept for the stop/.exec(run.stderr())?.[1]);
+    expect(cap).toBeGreaterThanOrEqual(1);
+    expect(cap).toBeLessThan(CAP);
+    const held = await flood({ port }, 300);
+    floods.push(held);
+    await until(() => held.closedByServer() >= 300 - cap, 20_000, `sexton to close all but ${cap} of 300 connections`);
+    expect(64 - openFds(run.pid1), 'descriptors left free').toBeGreaterThanOrEqual(16);
+    await stillReapsAndForwards(run);
+    await stopsWithinGrace(run);
+  }, 90_000);
+
   it('answers malformed, oversized, pipelined and bodied requests with one status and a close; lets slow clients go at the deadline', async () => {
     const port = await freePort();
     const run = await runAsPid1(['-v', '--metrics', `127.0.0.1:${port}`, '--', 'sleep', '1000'], { timeoutMs: 60_000 });

@@ -175,3 +175,18 @@ export function zombiesByParent(processes: ProcessInfo[], reaper: number, procRo
   }
   return [...groups.values()];
 }
+
+/**
+ * Descriptors sexton can still open: RLIMIT_NOFILE's soft limit (/proc/self/limits) less those
+ * open now. Infinity when unlimited or unreadable (nothing to fit under).
+ */
+export function descriptorRoom(): number {
+  try {
+    const limit = /^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'latin1'))?.[1];
+    if (limit === undefined) return Infinity;
+    // The directory's own descriptor, opened to list it, is not one of them.
+    return Number(limit) - (readdirSync('/proc/self/fd').length - 1);
+  } catch {
+    return Infinity;
+  }
+}

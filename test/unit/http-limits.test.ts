@@ -1,7 +1,7 @@
 // The pure parts of the bounded HTTP server (src/report/exporters/http-server.ts) and of the
 // line a flood would repeat (EveryNowAndThen, src/platform/log.ts): routing, methods, bodies.
 import { describe, expect, it } from 'vitest';
-import { answerFor, DEFAULT_HTTP_LIMITS, Routes } from '../../src/report/exporters/http-server';
+import { answerFor, connectionCap, DEFAULT_HTTP_LIMITS, Routes, STOP_RESERVE } from '../../src/report/exporters/http-server';
 import { EveryNowAndThen } from '../../src/platform/log';
 
 const routes: Routes = {
@@ -50,6 +50,22 @@ describe('the default limits', () => {
     expect(DEFAULT_HTTP_LIMITS.headerBytes).toBeLessThanOrEqual(16 * 1024);
     expect(DEFAULT_HTTP_LIMITS.requestsPerConnection).toBeGreaterThan(1);
     expect(DEFAULT_HTTP_LIMITS.connectionMs).toBe(10_000);
+  });
+});
+
+describe('connectionCap', () => {
+  it('is the wanted cap where descriptors abound, and shrinks to keep the stop reserve and a refusal free', () => {
+    expect(connectionCap(32, Infinity)).toBe(32);
+    expect(connectionCap(32, 1000)).toBe(32);
+    expect(connectionCap(32, 32 + STOP_RESERVE + 1)).toBe(32);
+    expect(connectionCap(32, 32 + STOP_RESERVE)).toBe(31);
+    expect(connectionCap(32, 38)).toBe(38 - STOP_RESERVE - 1);
+  });
+
+  it('never falls below one connection: a listener that answers nobody is no listener', () => {
+    expect(connectionCap(32, STOP_RESERVE)).toBe(1);
+    expect(connectionCap(32, 0)).toBe(1);
+    expect(connectionCap(32, -5)).toBe(1);
   });
 });
 

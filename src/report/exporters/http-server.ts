@@ -6,6 +6,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { EveryNowAndThen, type Logger } from '../../platform/log';
+import { descriptorRoom } from '../../platform/procfs';
 
 export interface HttpRequest {
   method: string;
@@ -44,6 +45,23 @@ export const DEFAULT_HTTP_LIMITS: HttpLimits = {
   // A scrape takes milliseconds; Prometheus gives up at 10 s.
   connectionMs: 10_000,
 };
+
+/**
+ * Descriptors no listener may take: the stop sequence's /proc scan and reads, the stats file's
+ * write, a log line, with room to spare. A flood fills the cap, never these (issue 23).
+ */
+export const STOP_RESERVE = 16;
+
+/** Connections promised to the listeners started so far: each cap fits in what the others left. */
+let promised = 0;
+
+/**
+ * The connection cap a listener gets: what it wants, within the descriptors left after the
+ * reserve, the other listeners' caps, and the one a refusal takes for a moment; at least 1.
+ */
+export function connectionCap(wanted: number, room: number): number {
+  return Math.max(1, Math.min(wanted, room - STOP_RESERVE - 1));
+}
 
 /** setInterval's largest delay (a larger one means 1 ms): Node's connection checker, never run. */
 const NEVER_MS = 2 ** 31 - 1;
@@ -102,6 +120,11 @@ export function serveHttp(
   listening: () => void = () => log.info(`${name} on http://${address.host}:${address.port}/`),
 ): BoundedHttpServer {
   const http = require('node:http') as typeof import('node:http');
+  // Not yet open: this server's listening socket, and the spare libuv keeps to refuse a client
+  // when out of descriptors (its EMFILE trick).
+  const cap = connectionCap(limits.connections, descriptorRoom() - promised - 2);
+  promised += cap + 3;
+  if (cap < limits.connections) log.warn(`${name}: RLIMIT_NOFILE leaves room for ${cap} connection(s) at once, not ${limits.connections}, with ${STOP_RESERVE} descriptors kept for the stop`);
   const refusals = new EveryNowAndThen(REFUSAL_LOG_MS);
   const refused = (kind: string, detail: string) => {
     const told = refusals.tell(kind);
@@ -126,12 +149,12 @@ export function serveHttp(
     // A client error ends the connection: what follows on it is likely more of the same.
     send(response, answer, request.method === 'HEAD', last || (answer.status >= 400 && answer.status < 500));
   });
-  server.maxConnections = limits.connections;
+  server.maxConnections = cap;
   server.maxHeadersCount = limits.headers;
   // The answer to the last request says Connection: close, and the connection closes once it
   // is sent; requests pipelined past it in the same read get a bodiless 503 each (Node's).
   server.maxRequestsPerSocket = limits.requestsPerConnection;
-  server.on('drop', () => refused('cap', `refused connections at the cap of ${limits.connections} open at once`));
+  server.on('drop', () => refused('cap', `refused connections at the cap of ${cap} open at once`));
   server.on('connection', (socket: Socket) => {
     const deadline = setTimeout(() => socket.destroy(), limits.connectionMs).unref();
     socket.on('close', () => clearTimeout(deadline));

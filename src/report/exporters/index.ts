@@ -40,11 +40,12 @@ export class Exporters {
       this.answered();
       return text();
     };
-    if (options.metrics) startMetricsServer(options.metrics, counted(cache.derived(renderMetrics)), log);
     if (options.statusSocket.length > 0) {
       const json = counted(cache.derived((s) => `${JSON.stringify(s)}\n`));
       this.statusSocket = await startStatusSocket(options.statusSocket, json, log, native);
     }
+    // Last: its cap of connections is what the descriptors left allow (http-server.ts).
+    if (options.metrics) startMetricsServer(options.metrics, counted(cache.derived(renderMetrics)), log);
   }
 
   /** The final stats; the socket file removed. */
