@@ -13,7 +13,7 @@ import { ProcessTree } from './process-tree';
 import { procShowsOwnNamespace, ProcessInfo, ZombieGroup } from '../platform/procfs';
 import { quote } from '../config/quote';
 import { applySignalPolicy, listenOnlyForPolicy } from './signal-policy';
-import { buildSnapshot } from '../report/snapshot';
+import { buildSnapshot, REPORT_SCAN_BUDGET } from '../report/snapshot';
 import { signalName } from '../platform/signals';
 import { MainExit, ReapStats, StatsSnapshot, summarize, toReapStats } from '../report/stats';
 import { exitStatus, leaks } from './exit-status';
@@ -67,6 +67,7 @@ export class Supervisor {
   /** Everything sexton knows, for `sexton status`, metrics and the stats file. Reads /proc. */
   snapshot(): StatsSnapshot {
     this.memory.releaseSoon();  // answering faulted code in
+    const zombies = this.tree.reportedZombies(REPORT_SCAN_BUDGET);
     return buildSnapshot({
       role: this.isInit ? 'init' : this.native.isSubreaper() ? 'subreaper' : 'parent',
       startedAt: this.startedAt,
@@ -75,7 +76,8 @@ export class Supervisor {
       mainExit: this.mainExit,
       command: this.options.command,
       stats: this.stats(),
-      zombies: this.tree.zombieParents(),
+      zombies: zombies.groups,
+      zombieScanComplete: zombies.complete,
       procTrusted: this.procTrusted,
       oomKills: this.memory.oomKills(),
       logLinesDropped: this.log.droppedLines,

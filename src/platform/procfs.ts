@@ -1,5 +1,5 @@
 // Processes as /proc shows them: who is left, in what state, under which parent.
-import { closeSync, openSync, readdirSync, readFileSync, readlinkSync, readSync } from 'node:fs';
+import { closeSync, opendirSync, openSync, readdirSync, readFileSync, readlinkSync, readSync } from 'node:fs';
 
 /**
  * Whether /proc shows sexton's own PID namespace. A namespace made without its own /proc mount
@@ -118,6 +118,36 @@ export function listProcesses(procRoot = '/proc', skipped?: { count: number }): 
     else if (skipped) skipped.count++;
   }
   return out;
+}
+
+/** How much of /proc a report may read. The stop sequence reads all of it; a report, this much. */
+export interface ScanBudget {
+  entries: number;
+  ms: number;
+}
+
+/**
+ * The processes of procRoot that keep() accepts, read as the directory is walked (memory for
+ * those kept, not for every process), stopping after budget.entries processes or budget.ms.
+ * complete: whether every entry was read.
+ */
+export function scanProcesses(keep: (p: ProcessInfo) => boolean, budget: ScanBudget, procRoot = '/proc'): { kept: ProcessInfo[]; complete: boolean } {
+  const kept: ProcessInfo[] = [];
+  const deadline = process.hrtime.bigint() + BigInt(Math.round(budget.ms * 1e6));
+  const dir = opendirSync(procRoot);
+  let read = 0;
+  try {
+    for (let entry = dir.readSync(); entry; entry = dir.readSync()) {
+      if (!/^\d+$/.test(entry.name)) continue;
+      if (read >= budget.entries || (read % 64 === 63 && process.hrtime.bigint() > deadline)) return { kept, complete: false };
+      read++;
+      const info = readProcess(Number(entry.name), procRoot);
+      if (info && keep(info)) kept.push(info);
+    }
+  } finally {
+    dir.closeSync();
+  }
+  return { kept, complete: true };
 }
 
 /** Every process below `root` in the parent tree (not root itself). */
