@@ -4,10 +4,9 @@
 // used to take every descriptor PID 1 had and lose the stop that followed.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, freePort, ownSocketInodes, status } from './support/observability';
-import { requireBuilt, runAsPid1, until, zombiesUnder } from './support/pid1';
+import { requireBuilt, runAsPid1, sleep, until, zombiesUnder } from './support/pid1';
 import { defaultStatusSocket, exchange, flood, Flood, openFds, stackLines, statusCodes } from './support/listeners';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** The connection cap and per-connection deadline of docs/operations.md's table. */
 const CAP = 32;
 const DEADLINE_MS = 10_000;

@@ -1,7 +1,7 @@
 // The shared snapshot's interval policy (src/report/snapshot-cache.ts): however many readers
 // ask, one snapshot an interval; each text made from it once.
 import { describe, expect, it } from 'vitest';
-import { isStale, SnapshotCache } from '../../src/report/snapshot-cache';
+import { isStale, SnapshotCache } from '../../../src/report/snapshot-cache';
 
 function counting(intervalMs: number) {
   let now = 5000;

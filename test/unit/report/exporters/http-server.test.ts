@@ -1,8 +1,7 @@
-// The pure parts of the bounded HTTP server (src/report/exporters/http-server.ts) and of the
-// line a flood would repeat (EveryNowAndThen, src/platform/log.ts): routing, methods, bodies.
+// The pure parts of the bounded HTTP server (src/report/exporters/http-server.ts): routing,
+// methods, bodies, the connection cap under RLIMIT_NOFILE.
 import { describe, expect, it } from 'vitest';
-import { answerFor, connectionCap, DEFAULT_HTTP_LIMITS, Routes, STOP_RESERVE } from '../../src/report/exporters/http-server';
-import { EveryNowAndThen } from '../../src/platform/log';
+import { answerFor, connectionCap, DEFAULT_HTTP_LIMITS, Routes, STOP_RESERVE } from '../../../../src/report/exporters/http-server';
 
 const routes: Routes = {
   '/metrics': (request) => ({ status: 200, body: `metrics for ${request.method} ${request.path}` }),
@@ -66,22 +65,5 @@ describe('connectionCap', () => {
     expect(connectionCap(32, STOP_RESERVE)).toBe(1);
     expect(connectionCap(32, 0)).toBe(1);
     expect(connectionCap(32, -5)).toBe(1);
-  });
-});
-
-describe('EveryNowAndThen', () => {
-  it('tells the first of a kind at once, then once per interval with the count since', () => {
-    let now = 1000;
-    const limiter = new EveryNowAndThen(60_000, () => now);
-    expect(limiter.tell('cap')).toBe(1);
-    for (let i = 0; i < 500; i++) expect(limiter.tell('cap')).toBeUndefined();
-    expect(limiter.tell('accept EMFILE')).toBe(1);  // kinds are counted apart
-    now += 59_999;
-    expect(limiter.tell('cap')).toBeUndefined();
-    now += 1;
-    expect(limiter.tell('cap')).toBe(502);
-    expect(limiter.tell('cap')).toBeUndefined();
-    now += 60_000;
-    expect(limiter.tell('cap')).toBe(2);
   });
 });

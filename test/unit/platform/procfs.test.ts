@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scanProcesses, zombiesByParent } from '../../src/platform/procfs';
+import { scanProcesses, zombiesByParent } from '../../../src/platform/procfs';
 
 let proc: string;
 const PROCESSES = 1000;
