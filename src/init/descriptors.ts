@@ -11,9 +11,14 @@ const HELD = 6;
 /** Open for a moment: the spawn's report pipe, later a /proc scan (a directory and a file). */
 const PASSING = 2;
 
-/** Descriptors sexton needs beyond those open when it starts; a listener also answers one client. */
+/**
+ * Descriptors sexton needs beyond those open when it starts; a listener also answers one client.
+ * The metrics server also needs one for a moment to refuse a client; its cap of connections
+ * shrinks to what is left after STOP_RESERVE (never below one: report/exporters/http-server.ts).
+ */
 export function descriptorsNeeded(options: Pick<Options, 'statusSocket' | 'metrics' | 'statsFile'>): number {
-  return HELD + PASSING + (options.statusSocket.length > 0 ? 2 : 0) + (options.metrics ? 2 : 0) + (options.statsFile ? 1 : 0);
+  const metrics = options.metrics ? 3 : 0;
+  return HELD + PASSING + (options.statusSocket.length > 0 ? 2 : 0) + metrics + (options.statsFile ? 1 : 0);
 }
 
 /** Throws a StartError when fewer than `needed` more descriptors can be opened. */

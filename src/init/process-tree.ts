@@ -3,7 +3,7 @@ import { constants } from '../platform/os-constants';
 import type { Logger } from '../platform/log';
 import type { Native } from '../platform/native';
 import { internalErrorText } from './internal-error';
-import { commandOf, describeState, descendantsOf, listProcesses, ProcessInfo, ZombieGroup, zombiesByParent } from '../platform/procfs';
+import { commandOf, describeState, descendantsOf, listProcesses, ProcessInfo, readProcess, ScanBudget, scanProcesses, ZombieGroup, zombiesByParent } from '../platform/procfs';
 
 const { SIGTERM, SIGKILL } = constants.signals;
 
@@ -46,6 +46,21 @@ export class ProcessTree {
   /** Zombies sexton cannot reap because their parent lives and never waits, by parent. */
   zombieParents(processes = this.processes()): ZombieGroup[] {
     return zombiesByParent(processes, this.ownPid);
+  }
+
+  /**
+   * The zombies a report shows, read within budget: as PID 1 only zombies and their parents are
+   * kept while /proc is walked. complete: false when the budget ran out first.
+   */
+  reportedZombies(budget: ScanBudget): { groups: ZombieGroup[]; complete: boolean } {
+    if (!this.scannable) return { groups: [], complete: true };
+    if (!this.isInit) {
+      const { kept, complete } = scanProcesses(() => true, budget);
+      return { groups: zombiesByParent(descendantsOf(process.pid, kept), process.pid), complete };
+    }
+    const { kept, complete } = scanProcesses((p) => p.state === 'Z' && p.ppid !== 1, budget);
+    const parents = [...new Set(kept.map((z) => z.ppid))].map((pid) => readProcess(pid)).filter((p): p is ProcessInfo => p !== undefined);
+    return { groups: zombiesByParent([...kept, ...parents], 1), complete };
   }
 
   /** Logs each live parent that holds zombies (the app's bug; no init can reap them). */

@@ -111,3 +111,30 @@ export class Logger {
     return `${JSON.stringify({ ...head, message: short, fieldsDropped: true })}\n`;
   }
 }
+
+/**
+ * Rate limit for a line that a flood would repeat (a refused client, a failed accept): the first
+ * of a kind is told at once, later ones at most once per interval, with how many there were.
+ * No timer: a flood's last few are told with the next one, or never.
+ */
+export class EveryNowAndThen {
+  private readonly kinds = new Map<string, { toldAt: number; since: number }>();
+
+  constructor(private readonly intervalMs: number, private readonly now = () => Number(process.hrtime.bigint() / 1_000_000n)) {}
+
+  /** undefined: stay quiet; else how many of this kind came since the last line, this one included. */
+  tell(kind: string): number | undefined {
+    const now = this.now();
+    const seen = this.kinds.get(kind);
+    if (!seen) {
+      this.kinds.set(kind, { toldAt: now, since: 0 });
+      return 1;
+    }
+    seen.since++;
+    if (now - seen.toldAt < this.intervalMs) return undefined;
+    const count = seen.since;
+    seen.toldAt = now;
+    seen.since = 0;
+    return count;
+  }
+}

@@ -1,5 +1,5 @@
 // Processes as /proc shows them: who is left, in what state, under which parent.
-import { closeSync, openSync, readdirSync, readFileSync, readlinkSync, readSync } from 'node:fs';
+import { closeSync, opendirSync, openSync, readdirSync, readFileSync, readlinkSync, readSync } from 'node:fs';
 
 /**
  * Whether /proc shows sexton's own PID namespace. A namespace made without its own /proc mount
@@ -120,6 +120,36 @@ export function listProcesses(procRoot = '/proc', skipped?: { count: number }): 
   return out;
 }
 
+/** How much of /proc a report may read. The stop sequence reads all of it; a report, this much. */
+export interface ScanBudget {
+  entries: number;
+  ms: number;
+}
+
+/**
+ * The processes of procRoot that keep() accepts, read as the directory is walked (memory for
+ * those kept, not for every process), stopping after budget.entries processes or budget.ms.
+ * complete: whether every entry was read.
+ */
+export function scanProcesses(keep: (p: ProcessInfo) => boolean, budget: ScanBudget, procRoot = '/proc'): { kept: ProcessInfo[]; complete: boolean } {
+  const kept: ProcessInfo[] = [];
+  const deadline = process.hrtime.bigint() + BigInt(Math.round(budget.ms * 1e6));
+  const dir = opendirSync(procRoot);
+  let read = 0;
+  try {
+    for (let entry = dir.readSync(); entry; entry = dir.readSync()) {
+      if (!/^\d+$/.test(entry.name)) continue;
+      if (read >= budget.entries || (read % 64 === 63 && process.hrtime.bigint() > deadline)) return { kept, complete: false };
+      read++;
+      const info = readProcess(Number(entry.name), procRoot);
+      if (info && keep(info)) kept.push(info);
+    }
+  } finally {
+    dir.closeSync();
+  }
+  return { kept, complete: true };
+}
+
 /** Every process below `root` in the parent tree (not root itself). */
 export function descendantsOf(root: number, processes = listProcesses()): ProcessInfo[] {
   const children = new Map<number, ProcessInfo[]>();
@@ -174,4 +204,19 @@ export function zombiesByParent(processes: ProcessInfo[], reaper: number, procRo
     }
   }
   return [...groups.values()];
+}
+
+/**
+ * Descriptors sexton can still open: RLIMIT_NOFILE's soft limit (/proc/self/limits) less those
+ * open now. Infinity when unlimited or unreadable (nothing to fit under).
+ */
+export function descriptorRoom(): number {
+  try {
+    const limit = /^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'latin1'))?.[1];
+    if (limit === undefined) return Infinity;
+    // The directory's own descriptor, opened to list it, is not one of them.
+    return Number(limit) - (readdirSync('/proc/self/fd').length - 1);
+  } catch {
+    return Infinity;
+  }
 }

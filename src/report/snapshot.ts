@@ -1,8 +1,15 @@
 // The stats snapshot: everything sexton knows, in one object for status, metrics and the file.
-import { taskCount, ZombieGroup } from '../platform/procfs';
+import { ScanBudget, taskCount, ZombieGroup } from '../platform/procfs';
 import { signalName } from '../platform/signals';
 import type { MainExit, ReapStats, StatsSnapshot } from './stats';
 import { VERSION } from '../config/version';
+
+/**
+ * What one snapshot may spend reading /proc: at most 100 ms and 32,768 processes (the default
+ * pid_max) however many processes the namespace holds. Shared for a second (snapshot-cache.ts),
+ * a report costs at most a tenth of a core.
+ */
+export const REPORT_SCAN_BUDGET: ScanBudget = { entries: 32_768, ms: 100 };
 
 export interface SnapshotInput {
   role: StatsSnapshot['role'];
@@ -13,6 +20,8 @@ export interface SnapshotInput {
   command: string[];
   stats: ReapStats;
   zombies: ZombieGroup[];
+  /** false: the scan ran out of its budget, and the zombies are those it saw. */
+  zombieScanComplete?: boolean;
   procTrusted: boolean;
   oomKills?: number;
   logLinesDropped: number;
@@ -36,6 +45,7 @@ export function buildSnapshot(i: SnapshotInput): StatsSnapshot {
     ...i.stats,
     zombies: i.zombies,
     zombieCount: i.zombies.reduce((sum, z) => sum + z.zombies, 0),
+    ...(i.zombieScanComplete === false && { zombieScanCut: true }),
     procfs: i.procTrusted ? 'own' : 'foreign',
     tasks: taskCount(),
     oomKills: i.oomKills ?? null,

@@ -40,6 +40,8 @@ export interface StatsSnapshot extends ReapStats {
   /** Zombies sexton cannot reap because their live parent never waits, by parent. */
   zombies: ZombieGroup[];
   zombieCount: number;
+  /** Present when the /proc scan ran out of its budget (REPORT_SCAN_BUDGET): more zombies may exist. */
+  zombieScanCut?: true;
   /** 'foreign': /proc is not sexton's namespace's, so nothing was scanned or named. */
   procfs: 'own' | 'foreign';
   /** sexton's threads (tini has 1). */

@@ -6,30 +6,46 @@ import type { Logger } from '../../platform/log';
 import type { Native } from '../../platform/native';
 import type { Options } from '../../config/options';
 import type { StatsSnapshot } from '../stats';
-import { startMetricsServer } from './prometheus';
+import { SnapshotCache } from '../snapshot-cache';
+import { renderMetrics, startMetricsServer } from './prometheus';
 import { StatsFile } from './stats-file';
 import { startStatusSocket, StatusSocket } from './status-socket';
+
+/** How old a shared snapshot may be when a reader gets it: one /proc scan a second at most. */
+export const SNAPSHOT_INTERVAL_MS = 1000;
 
 export class Exporters {
   private readonly statsFile?: StatsFile;
   private statusSocket?: StatusSocket;
+  private readonly cache: SnapshotCache<StatsSnapshot>;
 
   constructor(
     private readonly options: Options,
-    private readonly snapshot: () => StatsSnapshot,
+    snapshot: () => StatsSnapshot,
     private readonly log: Logger,
     private readonly native: Pick<Native, 'peerCredentials'>,
+    /** Told of each answer to a client: what memory a burst of them left is given back after. */
+    private readonly answered: () => void = () => undefined,
   ) {
+    this.cache = new SnapshotCache(snapshot, SNAPSHOT_INTERVAL_MS);
     // Built now (no I/O) so that the final write happens even for a command over in moments.
-    if (options.statsFile) this.statsFile = new StatsFile(options.statsFile, snapshot, log);
+    if (options.statsFile) this.statsFile = new StatsFile(options.statsFile, this.cache, log);
   }
 
-  /** changeKey: cheap to compute; the stats file is rewritten when it changes. */
+  /** changeKey: cheap to compute (no /proc scan); the stats file is rewritten when it or the shared snapshot's zombies change. */
   async start(changeKey: () => string): Promise<void> {
-    const { options, snapshot, log, native } = this;
+    const { options, cache, log, native } = this;
     this.statsFile?.watch(changeKey);
-    if (options.metrics) startMetricsServer(options.metrics, snapshot, log);
-    if (options.statusSocket.length > 0) this.statusSocket = await startStatusSocket(options.statusSocket, snapshot, log, native);
+    const counted = (text: () => string) => () => {
+      this.answered();
+      return text();
+    };
+    if (options.statusSocket.length > 0) {
+      const json = counted(cache.derived((s) => `${JSON.stringify(s)}\n`));
+      this.statusSocket = await startStatusSocket(options.statusSocket, json, log, native);
+    }
+    // Last: its cap of connections is what the descriptors left allow (http-server.ts).
+    if (options.metrics) startMetricsServer(options.metrics, counted(cache.derived(renderMetrics)), log);
   }
 
   /** The final stats; the socket file removed. */

@@ -1,6 +1,7 @@
 // Prometheus text exposition of the stats snapshot, served over HTTP only when --metrics is set.
 import type { Logger } from '../../platform/log';
 import type { StatsSnapshot } from '../stats';
+import { BoundedHttpServer, DEFAULT_HTTP_LIMITS, Routes, serveHttp } from './http-server';
 import { ProcessMetrics, readProcessMetrics } from './process-metrics';
 
 function escapeLabel(value: string): string {
@@ -67,34 +68,15 @@ export function renderMetrics(s: StatsSnapshot, p: ProcessMetrics = readProcessM
   ].join('\n')}\n`;
 }
 
-/** How long one connection may stay open: a scrape takes milliseconds, Prometheus gives up at 10 s. */
-export const CONNECTION_LIMIT_MS = 10_000;
-/** setInterval's largest delay (a larger one means 1 ms): Node's connection checker, never run. */
-const NEVER_MS = 2 ** 31 - 1;
+const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
-export function startMetricsServer(address: { host: string; port: number }, snapshot: () => StatsSnapshot, log: Logger): void {
-  const http = require('node:http') as typeof import('node:http');
-  // Node checks request and header timeouts on an interval timer that woke sexton every 30 s
-  // with nobody connected (issue 16). A timer per connection does that job here instead, and
-  // exists only while the connection does: an idle sexton never wakes.
-  const server = http.createServer({ connectionsCheckingInterval: NEVER_MS }, (request, response) => {
-    response.on('error', () => undefined);
-    if (request.url !== '/metrics' && request.url !== '/') {
-      response.writeHead(404).end('sexton serves /metrics\n');
-      return;
-    }
-    try {
-      response.writeHead(200, { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8' }).end(renderMetrics(snapshot()));
-    } catch (error) {
-      response.writeHead(500).end();
-      log.error(`metrics: ${(error as Error).message}`);
-    }
-  });
-  server.on('connection', (socket) => {
-    const limit = setTimeout(() => socket.destroy(), CONNECTION_LIMIT_MS).unref();
-    socket.on('close', () => clearTimeout(limit));
-  });
-  server.on('error', (error) => log.error(`metrics: cannot serve on ${address.host}:${address.port}: ${error.message}`));
-  server.listen(address.port, address.host, () => log.info(`metrics on http://${address.host}:${address.port}/metrics`));
-  server.unref();
+/** The metrics routes (/metrics, and / for a quick look), for a bounded HTTP server (http-server.ts). */
+export function metricsRoutes(text: () => string): Routes {
+  const metrics = () => ({ status: 200, headers: { 'Content-Type': CONTENT_TYPE }, body: text() });
+  return { '/metrics': metrics, '/': metrics };
+}
+
+export function startMetricsServer(address: { host: string; port: number }, text: () => string, log: Logger): BoundedHttpServer {
+  return serveHttp('metrics', address, metricsRoutes(text), log, DEFAULT_HTTP_LIMITS,
+    () => log.info(`metrics on http://${address.host}:${address.port}/metrics`));
 }

@@ -2,6 +2,7 @@
 // sees half a file; rewritten when the counters move, at most once a second, and at exit.
 import { renameSync, writeFileSync } from 'node:fs';
 import type { Logger } from '../../platform/log';
+import type { SnapshotCache } from '../snapshot-cache';
 import type { StatsSnapshot } from '../stats';
 
 const DEBOUNCE_MS = 1000;
@@ -10,26 +11,40 @@ export class StatsFile {
   private lastKey = '';
   private failed = false;
 
-  constructor(private readonly path: string, private readonly snapshot: () => StatsSnapshot, private readonly log: Logger) {}
+  constructor(private readonly path: string, private readonly snapshots: SnapshotCache<StatsSnapshot>, private readonly log: Logger) {}
 
-  /** Polls the cheap counters once a second; only a change costs a /proc scan and a write. */
+  /**
+   * Polls once a second: the cheap counters, and the zombies of the shared snapshot (a /proc
+   * scan, shared with every other reader). Only a change costs a write.
+   */
   watch(changeKey: () => string): void {
     setInterval(() => {
-      const key = changeKey();
-      if (key !== this.lastKey) this.write(key);
+      try {
+        const snapshot = this.snapshots.get();
+        const key = `${changeKey()} ${snapshot.zombieCount}`;
+        if (key !== this.lastKey) this.write(key, snapshot);
+      } catch (error) {
+        this.fail(error as Error);
+      }
     }, DEBOUNCE_MS).unref();
   }
 
-  write(key = ''): void {
+  /** Writes the snapshot given, or a fresh one (the final write, at exit). */
+  write(key = '', snapshot?: StatsSnapshot): void {
     this.lastKey = key;
     const temp = `${this.path}.${process.pid}.tmp`;
     try {
-      writeFileSync(temp, `${JSON.stringify(this.snapshot(), null, 2)}\n`);
+      writeFileSync(temp, `${JSON.stringify(snapshot ?? this.snapshots.fresh(), null, 2)}\n`);
       renameSync(temp, this.path);
       this.failed = false;
     } catch (error) {
-      if (!this.failed) this.log.error(`stats file ${this.path}: ${(error as Error).message}`);
-      this.failed = true;
+      this.fail(error as Error);
     }
+  }
+
+  /** One line per run of failures (EMFILE under a flood of clients, a full disk), never a stack. */
+  private fail(error: Error): void {
+    if (!this.failed) this.log.error(`stats file ${this.path}: ${error.message}`);
+    this.failed = true;
   }
 }

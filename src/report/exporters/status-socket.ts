@@ -4,11 +4,13 @@
 // uses libuv's thread pool: binding and accepting Unix sockets are plain syscalls.
 import { chmodSync, lstatSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import type { Socket } from 'node:net';
-import type { Logger } from '../../platform/log';
+import { EveryNowAndThen, type Logger } from '../../platform/log';
 import type { Native } from '../../platform/native';
 import { nodeBinding } from '../../platform/node-binding';
 import { errnoName } from '../../platform/os-constants';
-import type { StatsSnapshot } from '../stats';
+
+/** How often a kind of failure may be logged under a flood (the first at once). */
+const FAILURE_LOG_MS = 60_000;
 
 /** '@name' is an abstract socket (Linux): Node names those with a leading NUL. */
 export function socketAddress(text: string): string {
@@ -133,7 +135,7 @@ async function listenOnFile(path: string, server: PipeHandle, log: Logger): Prom
 
 export async function startStatusSocket(
   paths: string[],
-  snapshot: () => StatsSnapshot,
+  snapshotJson: () => string,
   log: Logger,
   native: Pick<Native, 'peerCredentials'>,
 ): Promise<StatusSocket | undefined> {
@@ -145,19 +147,26 @@ export async function startStatusSocket(
     log.warn(`status socket: this Node has no pipe handle to listen on (${(error as Error).message}); 'sexton status' will not find this sexton`);
     return undefined;
   }
+  // A flood repeats these lines: one now and then, with a count (log.ts).
+  const repeated = new EveryNowAndThen(FAILURE_LOG_MS);
+  const failed = (kind: string, line: string) => {
+    const count = repeated.tell(kind);
+    if (count !== undefined) log.error(`status socket: ${line}${count > 1 ? ` (${count} times since the last such line)` : ''}`);
+  };
   server.onconnection = (status, client) => {
     if (status !== 0 || !client) {
-      log.error(`status socket: accept failed (${errnoName(-status)})`);
+      // libuv has closed the waiting connection (EMFILE: with its spare descriptor).
+      failed(`accept ${status}`, `accept failed (${errnoName(-status)}): the caller was closed unanswered`);
       return;
     }
     try {
       const refused = refusalFor(client.fd, native);
       if (refused) log.debug(`status socket: refused a caller: ${refused}`);
-      answer(client.fd, `${JSON.stringify(refused ? ({ refused } satisfies Refusal) : snapshot())}\n`);
+      answer(client.fd, refused ? `${JSON.stringify({ refused } satisfies Refusal)}\n` : snapshotJson());
     } catch (error) {
       // A client that hangs up early (EPIPE) or never reads (EAGAIN) is its own business.
       const code = (error as NodeJS.ErrnoException).code;
-      if (code !== 'EPIPE' && code !== 'EAGAIN' && code !== 'ECONNRESET') log.error(`status socket: ${(error as Error).message}`);
+      if (code !== 'EPIPE' && code !== 'EAGAIN' && code !== 'ECONNRESET') failed(`answer ${code}`, (error as Error).message);
     } finally {
       client.close();
     }

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { childOomScoreAdj, findMemoryCgroup, oomKillCount } from '../../../src/init/memory';
+import { childOomScoreAdj, compactionDue, findMemoryCgroup, oomKillCount } from '../../../src/init/memory';
 
 const MiB = 2 ** 20;
 
@@ -114,5 +114,15 @@ describe('findMemoryCgroup', () => {
     expect(oomKillCount({ dir: path.join(t.sys, 'v2'), v2: true })).toBe(2);
     expect(oomKillCount({ dir: path.join(t.sys, 'none'), v2: false })).toBeUndefined();
     expect(oomKillCount({ dir: path.join(t.sys, 'missing'), v2: true })).toBeUndefined();
+  });
+});
+
+describe('compactionDue', () => {
+  it('compacts once a minute whatever the load, and after a burst of 50 answers at most every 10 s', () => {
+    expect(compactionDue(0, Infinity)).toBe(true);
+    expect(compactionDue(1, 60_000)).toBe(true);
+    expect(compactionDue(49, 59_999)).toBe(false);
+    expect(compactionDue(50, 10_000)).toBe(true);
+    expect(compactionDue(5000, 9_999)).toBe(false);
   });
 });

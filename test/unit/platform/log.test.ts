@@ -1,7 +1,7 @@
 // The logger's policy over a sink that can refuse or take part of a line (the real sink is
 // native/log_sink.cc; test/faults/stderr.test.ts runs it against a pipe nobody reads).
-import { expect, test } from 'vitest';
-import { DEFAULT, Logger } from '../../../src/platform/log';
+import { describe, expect, it, test } from 'vitest';
+import { DEFAULT, EveryNowAndThen, Logger } from '../../../src/platform/log';
 
 /** A sink that takes at most `room()` bytes per write, like a full pipe or a stream socket. */
 function sink(room: () => number) {
@@ -52,4 +52,21 @@ test('a JSON line stays within what a pipe takes whole: big fields are dropped, 
   expect(Buffer.byteLength(s.out())).toBeLessThanOrEqual(4096);
   expect(JSON.parse(s.out())).toMatchObject({ level: 'warn', fieldsDropped: true });
   expect(JSON.parse(s.out()).message).toHaveLength(601);  // 600 and the ellipsis
+});
+
+describe('EveryNowAndThen', () => {
+  it('tells the first of a kind at once, then once per interval with the count since', () => {
+    let now = 1000;
+    const limiter = new EveryNowAndThen(60_000, () => now);
+    expect(limiter.tell('cap')).toBe(1);
+    for (let i = 0; i < 500; i++) expect(limiter.tell('cap')).toBeUndefined();
+    expect(limiter.tell('accept EMFILE')).toBe(1);  // kinds are counted apart
+    now += 59_999;
+    expect(limiter.tell('cap')).toBeUndefined();
+    now += 1;
+    expect(limiter.tell('cap')).toBe(502);
+    expect(limiter.tell('cap')).toBeUndefined();
+    now += 60_000;
+    expect(limiter.tell('cap')).toBe(2);
+  });
 });
