@@ -152,7 +152,7 @@ export interface Native {
 export const NATIVE_FUNCTIONS = [
   'spawn', 'startReaper', 'startNotifier', 'installSignalHandlers', 'setSignalAction', 'setSignalNotify',
   'setProcTrusted', 'openLogSink', 'writeLog', 'releaseFilePages', 'trimMallocHeap', 'shareOneMallocArena',
-  'compactJsHeap', 'watchOomEvents', 'setForwardToGroup', 'signalMainChild', 'signalEveryProcess', 'signalProcess',
+  'compactJsHeap', 'watchOomEvents', 'setForwardToGroup', 'setStopDeadline', 'signalMainChild', 'signalEveryProcess', 'signalProcess',
   'stats', 'becomeSubreaper', 'isSubreaper', 'setParentDeathSignal', 'signalRange', 'execSelf', 'exit',
   'detachControllingTerminal', 'setStopSelfAfter', 'setReportOrphans', 'errorText', 'peerCredentials',
 ] as const satisfies readonly (keyof Native)[];

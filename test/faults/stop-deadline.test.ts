@@ -17,9 +17,9 @@ import * as path from 'node:path';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { scratchDir } from '../support/faults';
 import { namespacePid } from '../../src/harness/namespace';
-import { hostDescendants, requireBuilt, runAsPid1, SEXTON, until, type Pid1Run } from '../support/pid1';
-import { track } from '../support/processes';
-import { fixture, isAlive, logLines, readyPids, requireTini, sleep, TINI } from '../support/shutdown';
+import { fixture, type Pid1Run, requireBuilt, requireTini, runAsPid1, SEXTON, sleep, TINI, until } from '../support/pid1';
+import { hostDescendants, track } from '../support/processes';
+import { isAlive, logLines, readyPids } from '../support/shutdown';
 
 const DAEMON = fixture('deadline-daemon.sh');
 const IGNORE_TERM = fixture('shutdown-ignore-term.sh');
