@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, expect, inject, test } from 'vitest';
-import { ROOT } from '../../test/support/pid1';
+import { ROOT, sleep } from '../../test/support/pid1';
 import { CRI_IMAGES, tiniStatic } from '../../test/cri/images';
 import { cri, exited, Pod, podName } from '../../test/cri/pods';
 
@@ -37,9 +37,9 @@ async function stopOnce(pod: Pod, init: 'sexton' | 'tini', attempt: number, tini
   const id = await pod.start(spec);
   for (const deadline = Date.now() + 20_000; !pod.log(init, attempt).includes('ready');) {
     if (Date.now() > deadline) throw new Error(`${init}'s app never started: ${pod.log(init, attempt)}`);
-    await new Promise((r) => setTimeout(r, 20));
+    await sleep(20);
   }
-  await new Promise((r) => setTimeout(r, SETTLE_MS));
+  await sleep(SETTLE_MS);
   const sentNs = BigInt(Date.now()) * 1_000_000n;
   const started = performance.now();
   await cri().stopContainer(id, TIMEOUT_S);

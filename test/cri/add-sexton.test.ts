@@ -5,7 +5,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, expect, inject, test } from 'vitest';
-import { ROOT } from '../support/pid1';
+import { ROOT, sleep } from '../support/pid1';
 import { CRI_IMAGES } from './images';
 import { cri, exited, Pod, podName } from './pods';
 
@@ -43,12 +43,12 @@ test('add-sexton.yaml: the init container copies sexton and node into the emptyD
   const deadline = Date.now() + 20_000;
   while (!pod.log('app').includes('started')) {
     if (Date.now() > deadline) throw new Error(`the app did not start:\n${pod.log('app')}`);
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
   }
   expect((await cri().execSync(id, ['sh', '-c', 'command -v node || ls /usr/local/bin /usr/bin | grep -c "^node$"'], 10)).stdout.trim()).toBe('0');
   const pid1 = (await cri().execSync(id, ['cat', '/proc/1/cmdline'], 10)).stdout.split('\0');
   expect(pid1.slice(0, app.command.length)).toEqual(app.command);
-  await new Promise((r) => setTimeout(r, 500));  // the orphans' sleep 0.1 has ended
+  await sleep(500);  // the orphans' sleep 0.1 has ended
   const zombies = await cri().execSync(id, ['sh', '-c', 'grep -l "^State:.*Z" /proc/[0-9]*/status | wc -l'], 10);
   expect(Number(zombies.stdout.trim())).toBe(0);
 

@@ -6,7 +6,7 @@ import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { until } from '../support/pid1';
+import { sleep, until } from '../support/pid1';
 import { connect, CriClient } from './client';
 
 export interface Containerd {
@@ -216,7 +216,7 @@ export async function stopContainerd(containerd: Containerd, child: ChildProcess
   if (child.exitCode === null && child.signalCode === null) {
     const exited = new Promise((r) => child.once('exit', r));
     child.kill('SIGTERM');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+    await Promise.race([exited, sleep(5000)]);
   }
   problems.push(...removeEverything(containerd, child));
   disarm?.();

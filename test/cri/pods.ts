@@ -7,6 +7,7 @@ import { readFileSync, symlinkSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, inject } from 'vitest';
 import { connect, ContainerConfig, ContainerStatus, CriClient, NamespaceMode, PodConfig } from './client';
+import { sleep } from '../support/pid1';
 
 export const NAMESPACE = 'sexton-cri';
 
@@ -111,7 +112,7 @@ export async function exited(id: string, timeoutMs = 30_000): Promise<ContainerS
     const status = await cri().containerStatus(id);
     if (status.state === 'CONTAINER_EXITED') return status;
     if (Date.now() > deadline) throw new Error(`container ${id} still ${status.state} after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
   }
 }
 

@@ -6,6 +6,7 @@
 import { afterEach, expect, test } from 'vitest';
 import { CRI_IMAGES } from './images';
 import { cri, exited, Pod, podName } from './pods';
+import { sleep } from '../support/pid1';
 
 const APP = ['node', '-e', 'setInterval(() => {}, 1000)'];
 /** A probe that hangs past its 1 s timeout on a child that ends 2 s after it started. */
@@ -30,7 +31,7 @@ async function probedPod(withSexton: boolean): Promise<{ pod: Pod; app: string; 
     expect(String((probe as PromiseRejectedResult).reason)).toMatch(/timeout 1s exceeded|deadline exceeded/);
   }
   // Every orphaned `sleep 2` has ended by now.
-  await new Promise((r) => setTimeout(r, Math.max(0, started + 3000 - Date.now())));
+  await sleep(Math.max(0, started + 3000 - Date.now()));
   const zombies = await cri().execSync(app, ZOMBIE_PARENTS, 10);
   return { pod, app, zombieParents: zombies.stdout.split('\n').filter(Boolean) };
 }

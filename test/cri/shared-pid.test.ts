@@ -4,6 +4,7 @@
 import { afterEach, expect, test } from 'vitest';
 import { CRI_IMAGES } from './images';
 import { cri, exited, Pod, podName } from './pods';
+import { sleep } from '../support/pid1';
 
 const pods: Pod[] = [];
 afterEach(async () => {
@@ -18,7 +19,7 @@ test('pause is PID 1, sexton a subreaper that reaps the 50 orphans of its app; S
   const deadline = Date.now() + 20_000;
   while (!pod.log('app').includes('{"event":"orphans-created","count":50}')) {
     if (Date.now() > deadline) throw new Error(`no orphans-created line:\n${pod.log('app')}`);
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
   }
   const pid1 = await cri().execSync(app, ['cat', '/proc/1/cmdline'], 10);
   expect(pid1.stdout.split('\0')[0]).toBe('/pause');

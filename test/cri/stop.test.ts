@@ -6,6 +6,7 @@ import { afterEach, expect, test } from 'vitest';
 import { CRI_IMAGES, tiniStatic } from './images';
 import { cri, exited, Pod, podName } from './pods';
 import { inject } from 'vitest';
+import { sleep } from '../support/pid1';
 
 /** terminationGracePeriodSeconds of the pods here. */
 const GRACE = 6;
@@ -29,7 +30,7 @@ async function stopTimed(name: string, spec: { command: string[]; args: string[]
   const deadline = Date.now() + 10_000;
   while (!pod.log('app').includes('started')) {
     if (Date.now() > deadline) throw new Error(`the app did not start:\n${pod.log('app')}`);
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
   }
   const started = Date.now();
   await cri().stopContainer(app, GRACE);

@@ -3,7 +3,7 @@
 // init the app is PID 1 and they stay zombies; with sexton as PID 1 none is left.
 import { execa } from 'execa';
 import { afterEach, expect, inject, test } from 'vitest';
-import { SEXTON } from '../support/pid1';
+import { SEXTON, sleep } from '../support/pid1';
 import { CRI_IMAGES } from './images';
 import { cri, exited, NAMESPACE, Pod, podName } from './pods';
 
@@ -23,9 +23,9 @@ async function zombiePod(withSexton: boolean): Promise<{ pod: Pod; app: string }
   const deadline = Date.now() + 20_000;
   while (!pod.log('app').includes('{"event":"orphans-created","count":200}')) {
     if (Date.now() > deadline) throw new Error(`no orphans-created line in the log:\n${pod.log('app')}`);
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
   }
-  await new Promise((r) => setTimeout(r, 1000));  // the last orphans may still be exiting
+  await sleep(1000);  // the last orphans may still be exiting
   return { pod, app };
 }
 
