@@ -237,15 +237,17 @@ Napi::Value SetForwardToGroup(const Napi::CallbackInfo& info) {
 
 // {signal, milliseconds, exitCode, line, killNamespace, childGroup, walkProc}; checked in native.ts.
 Napi::Value SetStopDeadline(const Napi::CallbackInfo& info) {
-  Napi::Object in = info[0].As<Napi::Object>();
+  Args args(info, "setStopDeadline({signal, milliseconds, exitCode, line, killNamespace, childGroup, walkProc})");
+  Napi::Object in = args.object(0);
   StopDeadline deadline;
-  deadline.signal = in.Get("signal").As<Napi::Number>().Int32Value();
-  deadline.milliseconds = static_cast<long>(in.Get("milliseconds").As<Napi::Number>().Int64Value());
-  deadline.exit_code = in.Get("exitCode").As<Napi::Number>().Int32Value();
-  deadline.line = bytes(in.Get("line"));
-  deadline.kill_namespace = in.Get("killNamespace").As<Napi::Boolean>();
-  deadline.child_group = in.Get("childGroup").As<Napi::Boolean>();
-  deadline.walk_proc = in.Get("walkProc").As<Napi::Boolean>();
+  deadline.signal = args.int32_field(in, "signal", 1, kMaxSignal - 1);
+  deadline.milliseconds = static_cast<long>(args.number_field(in, "milliseconds"));
+  deadline.exit_code = args.int32_field(in, "exitCode", 0, 255);
+  deadline.line = args.bytes_field(in, "line");
+  deadline.kill_namespace = args.boolean_field(in, "killNamespace");
+  deadline.child_group = args.boolean_field(in, "childGroup");
+  deadline.walk_proc = args.boolean_field(in, "walkProc");
+  if (!args.ok()) return args.failed();
   set_stop_deadline(deadline);
   return info.Env().Undefined();
 }
