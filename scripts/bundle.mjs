@@ -20,7 +20,7 @@ const define = { SEXTON_VERSION: JSON.stringify(version) };
  * preload runs in PID 1), so the shell moves it aside first, into SEXTON_APP_NODE_OPTIONS (unless
  * that is set already: then it wins, as documented), and execs node on the same file, same pid.
  * sh sees `':'` (a no-op) and then its commands; JavaScript sees a string and a comment.
- * Measured: +1 ms of start-up (bench/RESULTS.md); `node dist/sexton.js` skips the shell.
+ * Costs one sh exec, ~1.5 times a bare exec (docs/operations.md); `node dist/sexton.js` skips it.
  */
 const LAUNCHER = [
   '#!/bin/sh',
