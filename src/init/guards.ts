@@ -60,7 +60,11 @@ export function shedNodeOptions(log: Logger, native: Native): void {
     return;
   }
   const options = process.env.NODE_OPTIONS;
-  if (!options || !putsCodeInPid1(options)) return;
+  if (!options) return;
+  if (!putsCodeInPid1(options)) {
+    log.info("NODE_OPTIONS applies to sexton's own node too (started as `node …/sexton.js`, not by the `sexton` command); it holds no preload, so it stays");
+    return;
+  }
   // The bytes the kernel holds, where /proc has them: Node's decoded copies lose what is not UTF-8.
   const rawEnv = ownWords('environ');
   const env: (string | Buffer)[] = rawEnv
