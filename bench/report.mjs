@@ -1,7 +1,7 @@
 // Turns the measurements into tables (one row per init, ratio to tini in parentheses), the
 // budget's PASS/MISS lines, and bench/RESULTS.md.
 import { NODE_TERM_FLOOR } from './measure/shutdown.mjs';
-import { ADDON_FLOOR, NODE_FLOOR } from './measure/startup.mjs';
+import { ADDON_FLOOR, NODE_FLOOR, RELEASE_STEP, THROUGH_COMMAND } from './measure/startup.mjs';
 
 const REFERENCE = 'tini';
 const SAME_CODE = 'tini-static';
@@ -45,6 +45,8 @@ export function tables(r, names) {
       ...names.map((n) => [n, startupCell(n), mem('vmRss')(n), mem('rssAnon')(n), mem('rssFile')(n), mem('pss')(n), mem('charge')(n)]),
       [`${NODE_FLOOR} (Node's floor)`, withRatio(NODE_FLOOR, startup.floorMs, startup.ms[REFERENCE]), '', '', '', '', ''],
       [ADDON_FLOOR, withRatio(ADDON_FLOOR, startup.addonFloorMs, startup.ms[REFERENCE]), '', '', '', '', ''],
+      [THROUGH_COMMAND, withRatio(THROUGH_COMMAND, startup.throughCommandMs, startup.ms[REFERENCE]), '', '', '', '', ''],
+      [`${RELEASE_STEP}, ${number(startup.releasedMiB, 1)} MiB given back`, number(startup.releaseMs), '', '', '', '', ''],
     ],
   );
 

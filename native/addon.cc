@@ -235,17 +235,17 @@ Napi::Value SetForwardToGroup(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
-// {signal, milliseconds, exitCode, line, killNamespace, childGroup, walkProc}; checked in native.ts.
 Napi::Value SetStopDeadline(const Napi::CallbackInfo& info) {
-  Napi::Object in = info[0].As<Napi::Object>();
+  Args args(info, "setStopDeadline(signal: number, milliseconds: number, exitCode: number, line: string, killNamespace: boolean, childGroup: boolean, walkProc: boolean)");
   StopDeadline deadline;
-  deadline.signal = in.Get("signal").As<Napi::Number>().Int32Value();
-  deadline.milliseconds = static_cast<long>(in.Get("milliseconds").As<Napi::Number>().Int64Value());
-  deadline.exit_code = in.Get("exitCode").As<Napi::Number>().Int32Value();
-  deadline.line = bytes(in.Get("line"));
-  deadline.kill_namespace = in.Get("killNamespace").As<Napi::Boolean>();
-  deadline.child_group = in.Get("childGroup").As<Napi::Boolean>();
-  deadline.walk_proc = in.Get("walkProc").As<Napi::Boolean>();
+  deadline.signal = args.int32(0, 1, kMaxSignal - 1);
+  deadline.milliseconds = args.int32(1, 1, INT_MAX);
+  deadline.exit_code = args.int32(2, 0, 255);
+  deadline.line = args.bytes(3);
+  deadline.kill_namespace = args.boolean(4);
+  deadline.child_group = args.boolean(5);
+  deadline.walk_proc = args.boolean(6);
+  if (!args.ok()) return args.failed();
   set_stop_deadline(deadline);
   return info.Env().Undefined();
 }

@@ -16,11 +16,11 @@ class Args {
  public:
   Args(const Napi::CallbackInfo& info, const char* signature) : info_(info), signature_(signature) {}
 
-  int32_t int32(size_t i, int32_t min, int32_t max);
-  double number(size_t i);
-  bool boolean(size_t i);
+  int32_t int32(size_t i, int32_t min, int32_t max) { return int32_of(info_[i], where(i), min, max); }
+  double number(size_t i) { return number_of(info_[i], where(i)); }
+  bool boolean(size_t i) { return boolean_of(info_[i], where(i)); }
   /** A Buffer passes its bytes unchanged (argv that is not UTF-8); a string is UTF-8. */
-  std::string bytes(size_t i);
+  std::string bytes(size_t i) { return bytes_of(info_[i], where(i)); }
   std::vector<std::string> byte_array(size_t i);
   Napi::Function function(size_t i);
   /** Whether argument i was given (not undefined): for optional ones. */
@@ -31,7 +31,12 @@ class Args {
   Napi::Value failed() const { return info_.Env().Undefined(); }
 
  private:
-  bool check(bool good, size_t i, const char* expected);
+  static std::string where(size_t i) { return "argument " + std::to_string(i + 1); }
+  int32_t int32_of(const Napi::Value& v, const std::string& what, int32_t min, int32_t max);
+  double number_of(const Napi::Value& v, const std::string& what);
+  bool boolean_of(const Napi::Value& v, const std::string& what);
+  std::string bytes_of(const Napi::Value& v, const std::string& what);
+  bool check(bool good, const std::string& what, const std::string& expected);
 
   const Napi::CallbackInfo& info_;
   const char* signature_;

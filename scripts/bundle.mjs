@@ -14,6 +14,19 @@ const { version } = JSON.parse(readFileSync(new URL('../package.json', import.me
 const common = { bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning', metafile: true };
 const define = { SEXTON_VERSION: JSON.stringify(version) };
 
+/**
+ * dist/sexton.js is a shell script and a JavaScript file at once. Node reads NODE_OPTIONS before
+ * any JavaScript runs (a missing --require ends it with a stack, a flag it lacks with status 9, a
+ * preload runs in PID 1), so the shell moves it aside first, into SEXTON_APP_NODE_OPTIONS (unless
+ * that is set already: then it wins, as documented), and execs node on the same file, same pid.
+ * sh sees `':'` (a no-op) and then its commands; JavaScript sees a string and a comment.
+ * Costs one sh exec, ~1.5 times a bare exec (docs/operations.md); `node dist/sexton.js` skips it.
+ */
+const LAUNCHER = [
+  '#!/bin/sh',
+  `':' //; [ -z "\${NODE_OPTIONS+set}" ] || { [ -n "\${SEXTON_APP_NODE_OPTIONS+set}" ] || export SEXTON_APP_NODE_OPTIONS="$NODE_OPTIONS"; unset NODE_OPTIONS; }; exec node "$0" "$@"`,
+].join('\n');
+
 /** index.ts re-exports the harness from its own bundle, dist/harness.js. */
 const harnessBundle = {
   name: 'harness-bundle',
@@ -24,7 +37,7 @@ const harnessBundle = {
 
 const results = await Promise.all([
   build({ ...common, entryPoints: ['src/boot/bin.ts'], outfile: 'dist/init.js', define }),
-  build({ ...common, entryPoints: ['src/boot/loader.ts'], outfile: 'dist/sexton.js', banner: { js: '#!/usr/bin/env node' } }),
+  build({ ...common, entryPoints: ['src/boot/loader.ts'], outfile: 'dist/sexton.js', banner: { js: LAUNCHER } }),
   build({ ...common, entryPoints: ['src/index.ts'], outfile: 'dist/index.js', define, plugins: [harnessBundle] }),
   build({ ...common, entryPoints: ['src/harness/index.ts'], outfile: 'dist/harness.js' }),
   build({ ...common, entryPoints: ['src/harness/workload.ts'], outfile: 'dist/workload.js' }),

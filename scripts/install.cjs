@@ -8,5 +8,8 @@ const path = require('node:path');
 
 const sexton = path.join(__dirname, '..', 'dist', 'sexton.js');
 if (existsSync(path.join(__dirname, '..', 'dist', 'code-cache.js'))) {
-  spawnSync(process.execPath, [sexton, 'code-cache'], { stdio: 'inherit', timeout: 180_000 });
+  // Without NODE_OPTIONS, as the `sexton` command runs the init (its sh line moves them aside):
+  // V8 takes no cache trained under other V8 flags.
+  const { NODE_OPTIONS: _app, ...env } = process.env;
+  spawnSync(process.execPath, [sexton, 'code-cache'], { stdio: 'inherit', timeout: 180_000, env });
 }

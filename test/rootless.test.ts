@@ -4,35 +4,28 @@
 // are forbidden the verdict is not-run and one line names the sysctl; `sexton --strict` works
 // as a subreaper. Every command runs as nobody (test/support/nobody.ts), bounded in time.
 import { beforeAll, describe, expect, test } from 'vitest';
-import { asNobody, NOBODY, type NobodyRun } from './support/nobody';
+import { parseJsonReport } from './support/harness';
+import { asNobody, NOBODY } from './support/nobody';
 import { requireBuilt } from './support/pid1';
 
 beforeAll(requireBuilt);
 
 const ORPHANS = 50;
 
-function json(run: NobodyRun): Record<string, unknown> {
-  try {
-    return JSON.parse(run.stdout) as Record<string, unknown>;
-  } catch {
-    throw new Error(`expected one JSON object; exit ${run.exitCode}; stdout: ${run.stdout.slice(0, 500)}; stderr: ${run.stderr.slice(-500)}`);
-  }
-}
-
 describe(`sexton harness as uid ${NOBODY}`, () => {
   test('orphans --init sexton: clean, exit 0, in a user namespace', async () => {
     const run = await asNobody(['node', 'dist/sexton.js', 'harness', 'orphans', '--init', 'sexton', '--json', '--size', String(ORPHANS)]);
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
-    expect(json(run)).toMatchObject({
+    expect(parseJsonReport(run)).toMatchObject({
       workload: 'orphans', init: 'sexton', namespace: 'user', ran: true, verdict: 'clean', exitCode: 143, zombiesLeftAtExit: 0, zombieParents: [],
     });
-    expect((json(run).sextonStats as { orphansReaped?: number }).orphansReaped).toBe(ORPHANS);
+    expect((parseJsonReport(run).sextonStats as { orphansReaped?: number }).orphansReaped).toBe(ORPHANS);
   });
 
   test('orphans --init none: init-failed, exit 1; every orphan stays a zombie', async () => {
     const run = await asNobody(['node', 'dist/sexton.js', 'harness', 'orphans', '--init', 'none', '--json', '--size', String(ORPHANS)]);
     expect(run.exitCode, run.stdout + run.stderr).toBe(1);
-    expect(json(run)).toMatchObject({ namespace: 'user', ran: true, verdict: 'init-failed', peakZombies: ORPHANS, zombiesLeftAtExit: ORPHANS });
+    expect(parseJsonReport(run)).toMatchObject({ namespace: 'user', ran: true, verdict: 'init-failed', peakZombies: ORPHANS, zombiesLeftAtExit: ORPHANS });
   });
 
   test('the table says how it ran, and --help says what root and non-root can do', async () => {
@@ -49,7 +42,7 @@ describe(`sexton harness as uid ${NOBODY}`, () => {
   test('pid-exhaustion without a delegated cgroup: the pids limit is unavailable, said in one line; the run goes on', async () => {
     const run = await asNobody(['node', 'dist/sexton.js', 'harness', 'pid-exhaustion', '--json', '--size', '1']);
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
-    const report = json(run);
+    const report = parseJsonReport(run);
     expect(report).toMatchObject({ namespace: 'user', ran: true, verdict: 'clean', eagain: 0 });
     // This machine's cgroup v2 (hybrid, no controllers) delegates nothing, and v1 is root's.
     expect(report.pidsLimitUnavailable).toMatch(/^the pids limit is unavailable: \/sys\/fs\/cgroup\/pids is not writable and no cgroup v2 at or above \S+ delegates the pids controller to uid 65534; the run goes on without it$/);
@@ -72,12 +65,12 @@ describe(`sexton harness as uid ${NOBODY}`, () => {
 describe(`the library's runAsPid1 as uid ${NOBODY}`, () => {
   test("under sexton: clean; the docs' entrypoint exits 0", async () => {
     const run = await asNobody(['node', 'test/fixtures/rootless-library.cjs', 'sexton']);
-    expect(json(run)).toMatchObject({ uid: NOBODY, ran: true, namespace: 'user', verdict: 'clean', exitCode: 0, zombiesLeftAtExit: 0 });
+    expect(parseJsonReport(run)).toMatchObject({ uid: NOBODY, ran: true, namespace: 'user', verdict: 'clean', exitCode: 0, zombiesLeftAtExit: 0 });
   });
 
   test('with no init: init-failed, its 20 orphans left as zombies', async () => {
     const run = await asNobody(['node', 'test/fixtures/rootless-library.cjs', 'none']);
-    expect(json(run)).toMatchObject({ uid: NOBODY, ran: true, namespace: 'user', verdict: 'init-failed', exitCode: 0, zombiesLeftAtExit: 20 });
+    expect(parseJsonReport(run)).toMatchObject({ uid: NOBODY, ran: true, namespace: 'user', verdict: 'init-failed', exitCode: 0, zombiesLeftAtExit: 20 });
   });
 });
 

@@ -8,8 +8,14 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { msBetween, now, PID1_ENV, UNSHARE } from '../lib/pid1.mjs';
 import { median, rotate } from '../lib/stats.mjs';
+import { SEXTON } from '../lib/setup.mjs';
 
 export const NODE_FLOOR = 'node -e 0';
+/** sexton started by its command, dist/sexton.js run as a program: its sh line, then node. */
+export const THROUGH_COMMAND = 'sexton by its `sexton` command (sh line)';
+/** The unmapping of file pages sexton does just before its spawn (src/init/memory.ts). */
+export const RELEASE_STEP = "sexton's release before the spawn (in-process)";
+const RELEASE_LINE = /gave back ([\d.]+) MiB of file pages before the spawn in ([\d.]+) ms/;
 /** A Node init of sexton's addon alone (addon-init.cjs): what sexton's start adds is its own. */
 export const ADDON_FLOOR = 'node + the addon alone';
 const ADDON_INIT = path.join(path.dirname(fileURLToPath(import.meta.url)), 'addon-init.cjs');
@@ -27,6 +33,7 @@ export async function measureStartup(candidates, { rounds }) {
   const timed = [
     { name: NODE_FLOOR, argv: [process.execPath, '-e', '0'] },
     { name: ADDON_FLOOR, argv: [process.execPath, ADDON_INIT, '/bin/true'] },
+    { name: THROUGH_COMMAND, argv: [SEXTON, '--', '/bin/true'] },
     ...candidates.map((c) => ({ name: c.name, argv: c.argv(['/bin/true']) })),
   ];
   const entries = [alone, ...timed];
@@ -39,8 +46,20 @@ export async function measureStartup(candidates, { rounds }) {
     aloneMs.push(ms.get('true'));
     for (const entry of timed) extra.get(entry.name).push(ms.get(entry.name) - ms.get('true'));
   }
+  // The release step's own cost, timed inside sexton (its -vv line): within this machine's
+  // noise as a difference of start-ups, so measured where it runs.
+  const release = [];
+  for (let round = 0; round < rounds; round++) {
+    const result = spawnSync(UNSHARE[0], [...UNSHARE.slice(1), process.execPath, SEXTON, '-vv', '--', '/bin/true'], { stdio: ['ignore', 'ignore', 'pipe'], env: PID1_ENV });
+    const m = RELEASE_LINE.exec(String(result.stderr));
+    if (!m) throw new Error(`no release line from sexton -vv: ${String(result.stderr).trim().slice(-300)}`);
+    release.push({ mib: Number(m[1]), ms: Number(m[2]) });
+  }
   return {
     rounds,
+    throughCommandMs: median(extra.get(THROUGH_COMMAND)),
+    releaseMs: median(release.map((r) => r.ms)),
+    releasedMiB: median(release.map((r) => r.mib)),
     trueMs: median(aloneMs),
     floorMs: median(extra.get(NODE_FLOOR)),
     addonFloorMs: median(extra.get(ADDON_FLOOR)),

@@ -45,10 +45,12 @@ export function keepInitAlive(log: Logger): void {
 const APP_NODE_OPTIONS = 'SEXTON_APP_NODE_OPTIONS';
 
 /**
- * NODE_OPTIONS meant for a Node app is read by sexton's own Node too, before any of sexton's
- * code runs: an APM preload or an inspector would live inside PID 1 for good. When it holds
- * such options, sexton starts itself again without them (same pid) and hands the variable,
- * unchanged, to the child. Plain options (--max-old-space-size) cost nothing and stay.
+ * NODE_OPTIONS meant for a Node app is read by Node before any JavaScript runs. The `sexton`
+ * command's shell line moves it into SEXTON_APP_NODE_OPTIONS first (scripts/bundle.mjs), and this
+ * hands it back, unchanged, for the child. Started as `node …/sexton.js`, nothing can act before
+ * Node has read it: a missing preload or an unknown flag ends Node before sexton runs, and a
+ * preload or inspector has run once in PID 1; then sexton says so in one line and starts itself
+ * again without them (same pid). Plain options (--max-old-space-size) cost nothing and stay.
  */
 export function shedNodeOptions(log: Logger, native: Native): void {
   const saved = process.env[APP_NODE_OPTIONS];
@@ -58,13 +60,18 @@ export function shedNodeOptions(log: Logger, native: Native): void {
     return;
   }
   const options = process.env.NODE_OPTIONS;
-  if (!options || !putsCodeInPid1(options)) return;
+  if (!options) return;
+  if (!putsCodeInPid1(options)) {
+    log.info("NODE_OPTIONS applies to sexton's own node too (started as `node …/sexton.js`, not by the `sexton` command); it holds no preload, so it stays");
+    return;
+  }
   // The bytes the kernel holds, where /proc has them: Node's decoded copies lose what is not UTF-8.
   const rawEnv = ownWords('environ');
   const env: (string | Buffer)[] = rawEnv
     ? rawEnv.filter((e) => !e.subarray(0, 13).equals(Buffer.from('NODE_OPTIONS=')))
     : Object.entries(process.env).filter(([name]) => name !== 'NODE_OPTIONS').map(([name, value]) => `${name}=${value}`);
   env.push(`${APP_NODE_OPTIONS}=${options}`);
+  log.warn("NODE_OPTIONS reached sexton's own node (started as `node …/sexton.js`, not by the `sexton` command): its preloads ran once in PID 1, and sexton starts itself again without them");
   const rawArgv = ownWords('cmdline');
   const argv = rawArgv && rawArgv.length === 1 + process.execArgv.length + process.argv.length - 1
     ? [process.execPath, ...rawArgv.slice(1)]

@@ -64,5 +64,7 @@ export function setStopDeadline(native: Native, options: Options, log: Logger, i
     isInit, childGroup: options.childSession !== CHILD_SESSION.sameGroup, procTrusted,
     format: (message, fields) => log.preformat(QUIET, message, fields),
   });
-  if (deadline) native.setStopDeadline(checkStopDeadline(deadline));
+  if (!deadline) return;
+  const d = checkStopDeadline(deadline);
+  native.setStopDeadline(d.signal, d.milliseconds, d.exitCode, d.line, d.killNamespace, d.childGroup, d.walkProc);
 }

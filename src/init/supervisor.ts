@@ -110,7 +110,9 @@ export class Supervisor {
     const [command] = options.command;
     const argv = rawArguments(options.command, this.procTrusted);
     const candidates = commandCandidates(argv[0]);
-    const result = native.spawn(argv, candidates, this.memory.childOomScoreAdj(), options.childSession);
+    const childOomScoreAdj = this.memory.childOomScoreAdj();  // from what sexton holds before it lets go
+    this.memory.releaseBeforeSpawn();
+    const result = native.spawn(argv, candidates, childOomScoreAdj, options.childSession);
     if (result.forkErrno !== 0) this.fail(`cannot start ${quote(command)}: fork failed (${errnoName(result.forkErrno)})`, EXIT.cannotRun);
     if (result.execErrno !== 0) {
       const failure = this.hooks.execFailure?.(command, result.execErrno) ?? execFailure(command, result.execErrno, candidates);

@@ -1,7 +1,7 @@
 // Which tool sexton was asked to be. Imported by first-handlers.ts, so it imports only the
 // tools list, which imports nothing.
 //
-// Under `#!/usr/bin/env node` a link to dist/sexton.js reaches Node as its script path:
+// Under its `#!/bin/sh` line (which execs node "$0") a link to dist/sexton.js reaches Node as its script path:
 // process.argv[1] keeps the link's name (Node resolves the link only to load the file), while
 // process.argv0 is "node". A build that is its own executable would show the link in argv0.
 import { isTool } from '../config/tools';

@@ -119,8 +119,8 @@ export interface Native {
   /** Posts an 'oom' notice on each OOM kill in the memory cgroup at dir; 0 or errno. */
   watchOomEvents(dir: string, v2: boolean): number;
   setForwardToGroup(group: boolean): void;
-  /** Once, before the spawn; a stop signal already counted arms it at once (checkStopDeadline first). */
-  setStopDeadline(deadline: StopDeadline): void;
+  /** Once, before the spawn (the fields of a StopDeadline, checkStopDeadline first); a stop signal already counted arms it at once. */
+  setStopDeadline(signal: number, milliseconds: number, exitCode: number, line: string, killNamespace: boolean, childGroup: boolean, walkProc: boolean): void;
   /** Returns 0 or the errno of the delivery. */
   signalMainChild(signal: number): number;
   /** kill(-1, signal); refused with EPERM unless sexton is PID 1. */

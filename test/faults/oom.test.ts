@@ -2,13 +2,14 @@
 // the kernel's OOM killer must pick an app process, never sexton (PID 1). Each test makes its
 // own cgroup v1 under /sys/fs/cgroup/memory, runs sexton as PID 1 of a fresh PID namespace in
 // it, lets the app outgrow the limit, and then checks that sexton still forwards and reaps.
-import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { compileFixtures, CompiledFixtures, hasSysResource, MemoryCgroup, oomKilledPid, oomScoreAdj, readStats, requireMemoryCgroupV1, scratchDir, statusKb } from '../support/faults';
+import {
+  compileFixtures, CompiledFixtures, hasSysResource, liveHogs, MemoryCgroup, oomKilledPid, oomScoreAdj, readStats, requireMemoryCgroupV1, scratchDir, settle, statusKb,
+} from '../support/faults';
 import { Pid1Run, requireBuilt, runAsPid1, until } from '../support/pid1';
 import { childrenOf } from '../../src/harness/namespace';
-import { hostDescendants, procStat } from '../support/processes';
+import { procStat } from '../support/processes';
 
 const WORKER_MIB = 12;
 const LIMITS_MIB = [64, 96, 256];
@@ -29,19 +30,6 @@ afterEach(async () => {
 });
 
 afterAll(() => fixtures?.remove());
-
-function comm(pid: number): string | undefined {
-  try {
-    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
-  } catch {
-    return undefined;
-  }
-}
-
-/** Host pids of the live hogs in the namespace of pid1. */
-function liveHogs(pid1: number): number[] {
-  return hostDescendants(pid1).filter((pid) => comm(pid) === 'hog' && !['Z', undefined].includes(procStat(pid)?.state));
-}
 
 interface Workload {
   name: string;
@@ -73,29 +61,6 @@ async function startInCgroup(label: string, limitMiB: number, args: string[]): P
   const stats = path.join(dir.dir, 'stats.json');
   const run = await runAsPid1(['--stats-file', stats, '--status-socket', 'none', '-v', ...args], { launcher: cgroup.launcher(), timeoutMs: 40_000 });
   return { run, cgroup, stats };
-}
-
-/**
- * The OOM is over: at least one kill, every hog still alive holds all it asked for, and the
- * count and the survivors stay the same for 200 ms (a victim may take a moment to die).
- */
-async function settle(run: Pid1Run, cgroup: MemoryCgroup, hogMiB: number): Promise<number[]> {
-  const state = () => {
-    if (cgroup.oomKills() < 1) return undefined;
-    const hogs = liveHogs(run.pid1);
-    return hogs.every((pid) => (statusKb(pid, 'VmRSS') ?? 0) >= hogMiB * 1024) ? `${cgroup.oomKills()}: ${hogs.join(' ')}` : undefined;
-  };
-  const deadline = Date.now() + 20_000;
-  for (let last: string | undefined; ;) {
-    const now = state();
-    if (now !== undefined && now === last) break;
-    last = now;
-    if (Date.now() > deadline) {
-      throw new Error(`no settled OOM after 20 s (oom_control: ${cgroup.read('memory.oom_control').replace(/\n/g, ' ')}; stderr: ${run.stderr().slice(-300)})`);
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return liveHogs(run.pid1);
 }
 
 describe('the OOM killer picks an app process, never sexton (cgroup v1 limit, no CAP_SYS_RESOURCE)', () => {

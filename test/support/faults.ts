@@ -5,7 +5,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { fixture } from './pid1';
+import { fixture, type Pid1Run } from './pid1';
+import { hostDescendants, procStat } from './processes';
 
 export const MEMORY_V1 = '/sys/fs/cgroup/memory';
 /** CAP_SYS_RESOURCE's bit in /proc/PID/status Cap* masks. */
@@ -138,4 +139,40 @@ export function readStats(file: string): Record<string, any> | undefined {
   } catch {
     return undefined;
   }
+}
+
+function comm(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Host pids of the live hogs (test/fixtures/faults-hog.c) in the namespace of pid1. */
+export function liveHogs(pid1: number): number[] {
+  return hostDescendants(pid1).filter((pid) => comm(pid) === 'hog' && !['Z', undefined].includes(procStat(pid)?.state));
+}
+
+/**
+ * The OOM is over: at least one kill, every hog still alive holds all it asked for, and the
+ * count and the survivors stay the same for 200 ms (a victim may take a moment to die).
+ */
+export async function settle(run: Pid1Run, cgroup: MemoryCgroup, hogMiB: number): Promise<number[]> {
+  const state = () => {
+    if (cgroup.oomKills() < 1) return undefined;
+    const hogs = liveHogs(run.pid1);
+    return hogs.every((pid) => (statusKb(pid, 'VmRSS') ?? 0) >= hogMiB * 1024) ? `${cgroup.oomKills()}: ${hogs.join(' ')}` : undefined;
+  };
+  const deadline = Date.now() + 20_000;
+  for (let last: string | undefined; ;) {
+    const now = state();
+    if (now !== undefined && now === last) break;
+    last = now;
+    if (Date.now() > deadline) {
+      throw new Error(`no settled OOM after 20 s (oom_control: ${cgroup.read('memory.oom_control').replace(/\n/g, ' ')}; stderr: ${run.stderr().slice(-300)})`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return liveHogs(run.pid1);
 }

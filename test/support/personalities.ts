@@ -26,7 +26,7 @@ export class Links {
     for (const name of ['tini', 'dumb-init']) symlinkSync(SEXTON, path.join(this.dir, name));
   }
 
-  /** The link itself: started through `#!/usr/bin/env node`, as the kernel runs it. */
+  /** The link itself: started through its `#!/bin/sh` line, as the kernel runs it. */
   path(peer: Peer): string {
     return path.join(this.dir, peer);
   }

@@ -1,8 +1,8 @@
 // Internal errors as one line (src/init/internal-error.ts): escaped, no path of the machine
 // sexton was built on, the stack only at -vv.
 import { expect, test } from 'vitest';
-import { internalErrorText } from '../../src/init/internal-error';
-import { DEBUG, DEFAULT, VERBOSE } from '../../src/platform/log';
+import { internalErrorText } from '../../../src/init/internal-error';
+import { DEBUG, DEFAULT, VERBOSE } from '../../../src/platform/log';
 
 const ROOT = '/work/build/sexton';
 

@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { cgroup2Mount, delegatedPidsParent, ownCgroup2Path } from '../../src/harness/pids-cgroup';
+import { cgroup2Mount, delegatedPidsParent, ownCgroup2Path } from '../../../src/harness/pids-cgroup';
 
 describe('cgroup2Mount and ownCgroup2Path', () => {
   test('a hybrid host (this one) and a unified one', () => {

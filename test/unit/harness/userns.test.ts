@@ -1,7 +1,7 @@
 // Which namespace the harness asks for, and what it says when the kernel refuses one: pure
 // policy over CapEff, the three sysctls and unshare's own error lines (util-linux 2.38's words).
 import { describe, expect, test } from 'vitest';
-import { namespaceModeFor, userNamespaceBlocker, whyNotRun } from '../../src/harness/userns';
+import { namespaceModeFor, userNamespaceBlocker, whyNotRun } from '../../../src/harness/userns';
 
 describe('namespaceModeFor (CapEff)', () => {
   test('CAP_SYS_ADMIN (bit 21) makes the PID namespace directly; without it, a user namespace first', () => {
