@@ -42,6 +42,7 @@ const results = await Promise.all([
   build({ ...common, entryPoints: ['src/harness/index.ts'], outfile: 'dist/harness.js' }),
   build({ ...common, entryPoints: ['src/harness/workload.ts'], outfile: 'dist/workload.js' }),
   build({ ...common, entryPoints: ['src/scan/cli.ts'], outfile: 'dist/scan.js' }),
+  build({ ...common, entryPoints: ['src/probe/cli.ts'], outfile: 'dist/probe.js' }),
   build({ ...common, entryPoints: ['src/boot/code-cache-train.ts'], outfile: 'dist/code-cache.js' }),
 ]);
 rmSync('dist/init.cache', { force: true });  // another build's; `sexton code-cache` makes this one's

@@ -27,6 +27,8 @@ export const STATUS_EXIT = {
   ok: 0,
   /** It answered with more zombies than --max-zombies: a liveness probe fails. */
   tooManyZombies: 1,
+  /** --ready: it answered, and is not ready (stopping, starting, or no READY=1 yet). */
+  notReady: 1,
   /** Nobody answered: no sexton, or its status socket is off. */
   noAnswer: 3,
   /** Something answered but was not trusted, or refused us: see the message. */

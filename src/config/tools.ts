@@ -8,6 +8,7 @@
 export const TOOL_BUNDLES = new Map<string, [file: string, main: string]>([
   ['harness', ['harness.js', 'harnessMain']],
   ['scan', ['scan.js', 'scanMain']],
+  ['probe', ['probe.js', 'probeMain']],
   ['code-cache', ['code-cache.js', 'codeCacheMain']],
 ]);
 

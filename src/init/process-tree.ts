@@ -3,7 +3,16 @@ import { constants } from '../platform/os-constants';
 import type { Logger } from '../platform/log';
 import type { Native } from '../platform/native';
 import { internalErrorText } from './internal-error';
-import { commandOf, describeState, descendantsOf, listProcesses, ProcessInfo, readProcess, ScanBudget, scanProcesses, ZombieGroup, zombiesByParent } from '../platform/procfs';
+import { agesSeconds, commandOf, describeState, descendantsOf, listProcesses, ProcessInfo, readProcess, ScanBudget, scanProcesses, ZombieGroup, zombiesByParent } from '../platform/procfs';
+
+/** Outsiders named in a snapshot: the rest are counted (the report's cost stays bounded). */
+export const OUTSIDERS_SHOWN = 20;
+
+export interface Outsider {
+  pid: number;
+  command: string;
+  ageSeconds: number;
+}
 
 const { SIGTERM, SIGKILL } = constants.signals;
 
@@ -61,6 +70,19 @@ export class ProcessTree {
     const { kept, complete } = scanProcesses((p) => p.state === 'Z' && p.ppid !== 1, budget);
     const parents = [...new Set(kept.map((z) => z.ppid))].map((pid) => readProcess(pid)).filter((p): p is ProcessInfo => p !== undefined);
     return { groups: zombiesByParent([...kept, ...parents], 1), complete };
+  }
+
+  /**
+   * Live processes that are not the main child nor below it (exec sessions, probe leftovers,
+   * orphaned daemons), oldest first, at most `limit`; `count` is how many there are.
+   */
+  outsiders(processes: ProcessInfo[], mainPid: number, limit = OUTSIDERS_SHOWN): { count: number; shown: Outsider[] } {
+    const inTree = new Set([mainPid, ...descendantsOf(mainPid, processes).map((p) => p.pid)]);
+    const outside = processes.filter((p) => !inTree.has(p.pid) && p.state !== 'Z' && p.pid !== this.ownPid);
+    const ages = agesSeconds(outside);
+    const shown = outside.sort((a, b) => a.startTime - b.startTime).slice(0, limit)
+      .map((p) => ({ pid: p.pid, command: commandOf(p), ageSeconds: Math.round(ages.get(p.pid) ?? 0) }));
+    return { count: outside.length, shown };
   }
 
   /** Logs each live parent that holds zombies (the app's bug; no init can reap them). */

@@ -31,7 +31,8 @@ export type ChildSession = (typeof CHILD_SESSION)[keyof typeof CHILD_SESSION];
  * counters still hold every signal).
  */
 export interface Notice {
-  kind: 'signal' | 'oom' | 'lost';
+  /** notify: the sd_notify socket has datagrams waiting (receiveNotifications reads them). */
+  kind: 'signal' | 'oom' | 'lost' | 'notify';
   /** The signal sexton received. */
   signal: number;
   /** DROP, NOTIFY_ONLY, or the signal number that was forwarded. */
@@ -146,6 +147,15 @@ export interface Native {
   errorText(errno: number): string;
   /** SO_PEERCRED of a connected Unix socket's fd (pid in our PID namespace, 0 if not visible there), or the errno. */
   peerCredentials(fd: number): PeerCredentials | number;
+  /**
+   * Binds the sd_notify datagram socket at `address` ('@name' abstract, else a path) and has the
+   * notifier thread post a 'notify' notice when datagrams wait; 0 or the errno. Once only.
+   */
+  openNotifySocket(address: string): number;
+  /** Up to `max` waiting datagrams, never blocking; then the socket is watched again. Or the errno. */
+  receiveNotifications(max: number): Datagram[] | number;
+  /** How many times `signal` has arrived (the handler's counter). */
+  signalsReceived(signal: number): number;
 }
 
 /** Every function the addon exports, as a value: loadNative checks the addon against it. */
@@ -155,10 +165,30 @@ export const NATIVE_FUNCTIONS = [
   'compactJsHeap', 'watchOomEvents', 'setForwardToGroup', 'setStopDeadline', 'signalMainChild', 'signalEveryProcess', 'signalProcess',
   'stats', 'becomeSubreaper', 'isSubreaper', 'setParentDeathSignal', 'signalRange', 'execSelf', 'exit',
   'detachControllingTerminal', 'setStopSelfAfter', 'setReportOrphans', 'errorText', 'peerCredentials',
+  'openNotifySocket', 'receiveNotifications', 'signalsReceived',
 ] as const satisfies readonly (keyof Native)[];
 /** Compiles only while NATIVE_FUNCTIONS names every key of Native. */
 const everyKeyListed: Exclude<keyof Native, (typeof NATIVE_FUNCTIONS)[number]> extends never ? true : never = true;
 void everyKeyListed;
+
+/** One sd_notify datagram as received (native/notify_socket.h). */
+export interface Datagram {
+  /** The sender in sexton's PID namespace; 0 when it is not visible there (another container). */
+  pid: number;
+  uid: number;
+  /** Its real length, even when cut. */
+  length: number;
+  /** Longer than NOTIFY_MAX_BYTES: text is empty and the datagram must be ignored. */
+  truncated: boolean;
+  /** Descriptors it carried, closed on arrival. */
+  descriptors: number;
+  text: Buffer;
+}
+
+/** The longest notification read (systemd's own limit); longer ones are counted and ignored. */
+export const NOTIFY_MAX_BYTES = 4096;
+/** sun_path holds 108 bytes, the terminating NUL of a path included. */
+const UNIX_PATH_MAX = 107;
 
 export interface PeerCredentials {
   pid: number;
@@ -192,6 +222,29 @@ function addonCandidates(errors: string[]): string[] {
   }
 }
 
+/** The calls whose arguments come from the user, or whose misuse C++ would not catch, checked here. */
+function withArgumentChecks(addon: Native): Native {
+  const { openNotifySocket, receiveNotifications, signalsReceived } = addon;
+  return Object.assign({ ...addon }, {
+    openNotifySocket(address: string): number {
+      if (typeof address !== 'string') throw new TypeError('openNotifySocket: the address must be a string');
+      const name = address.startsWith('@') ? `\0${address.slice(1)}` : address;
+      if (name.length < 2 || Buffer.byteLength(name) > UNIX_PATH_MAX || name.indexOf('\0', 1) >= 0) {
+        throw new TypeError(`openNotifySocket: ${JSON.stringify(address)} is not a Unix socket address (1 to ${UNIX_PATH_MAX} bytes, no NUL)`);
+      }
+      return openNotifySocket.call(addon, name);
+    },
+    receiveNotifications(max: number): Datagram[] | number {
+      if (!Number.isInteger(max) || max < 1 || max > 1024) throw new TypeError('receiveNotifications: max must be a whole number from 1 to 1024');
+      return receiveNotifications.call(addon, max);
+    },
+    signalsReceived(signal: number): number {
+      if (!Number.isInteger(signal) || signal < 1 || signal > 64) throw new TypeError('signalsReceived: not a signal number');
+      return signalsReceived.call(addon, signal);
+    },
+  });
+}
+
 /** The addon is not there or does not load: sexton cannot run at all. */
 export class AddonLoadError extends Error {}
 
@@ -210,7 +263,7 @@ export function loadNative(): Native {
       // An addon from another build of sexton would fail later, at the first call it lacks.
       const missing = NATIVE_FUNCTIONS.filter((name) => typeof addon[name] !== 'function');
       if (missing.length > 0) throw new Error(`it lacks ${missing.join(', ')}: it was built from another version of sexton`);
-      loaded = addon as unknown as Native;
+      loaded = withArgumentChecks(addon as unknown as Native);
       return loaded;
     } catch (error) {
       errors.push(`${candidate}: ${(error as Error).message.split('\n')[0]}`);

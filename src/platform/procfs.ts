@@ -185,6 +185,13 @@ function uptimeSeconds(procRoot: string): number {
   return Number(readFileSync(`${procRoot}/uptime`, 'latin1').split(' ')[0]);
 }
 
+/** Seconds since each process started, by pid. */
+export function agesSeconds(processes: ProcessInfo[], procRoot = '/proc'): Map<number, number> {
+  if (processes.length === 0) return new Map();
+  const now = uptimeSeconds(procRoot);
+  return new Map(processes.map((p) => [p.pid, Math.max(0, now - p.startTime / TICKS_PER_SECOND)]));
+}
+
 /** Zombies grouped by their live parent, leaving out those of `reaper` (it reaps its own). */
 export function zombiesByParent(processes: ProcessInfo[], reaper: number, procRoot = '/proc'): ZombieGroup[] {
   const zombies = processes.filter((p) => p.state === 'Z' && p.ppid !== reaper);

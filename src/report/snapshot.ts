@@ -26,6 +26,8 @@ export interface SnapshotInput {
   oomKills?: number;
   logLinesDropped: number;
   survivorsKilled: number;
+  health: StatsSnapshot['health'];
+  budget: StatsSnapshot['budget'];
 }
 
 export function buildSnapshot(i: SnapshotInput): StatsSnapshot {
@@ -51,5 +53,7 @@ export function buildSnapshot(i: SnapshotInput): StatsSnapshot {
     oomKills: i.oomKills ?? null,
     logLinesDropped: i.logLinesDropped,
     survivorsKilled: i.survivorsKilled,
+    budget: i.budget,
+    health: i.health,
   };
 }

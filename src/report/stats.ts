@@ -52,6 +52,21 @@ export interface StatsSnapshot extends ReapStats {
   logLinesDropped: number;
   /** Live processes SIGKILLed when the grace period ended. */
   survivorsKilled: number;
+  /**
+   * The pod's budget: the pids cgroup (null where unreadable) and the live processes that are not
+   * the main child's (exec sessions, probe leftovers), oldest first; `count` includes those not shown.
+   */
+  budget: {
+    pids: { current: number; max: number | null; version: 1 | 2 } | null;
+    outsiders: { count: number; shown: { pid: number; command: string; ageSeconds: number }[] };
+  };
+  /** What /readyz answers, and the app's sd_notify datagrams by fate. */
+  health: {
+    readyWhen: 'started' | 'notify';
+    ready: boolean;
+    reason: string;
+    notifications: { accepted: number; malformed: number; oversized: number; foreign: number; descriptors: number };
+  };
 }
 
 function byName(counts: number[]): Record<string, number> {
@@ -95,6 +110,12 @@ export function summarize(stats: ReapStats): string {
   return `reaped ${stats.reaped} (${orphans}); forwarded ${describeCounts(stats.signals.forwarded)}${dropped}`;
 }
 
+function describeNotifications(n: StatsSnapshot['health']['notifications']): string {
+  const ignored = (['malformed', 'oversized', 'foreign'] as const).filter((k) => n[k] > 0).map((k) => `${n[k]} ${k}`);
+  const fds = n.descriptors > 0 ? `; ${n.descriptors} carried descriptors (closed)` : '';
+  return `${n.accepted} accepted${ignored.length ? `, ignored ${ignored.join(', ')}` : ''}${fds}`;
+}
+
 /** The table `sexton status` prints. */
 export function formatStatus(s: StatsSnapshot): string {
   const child = s.mainChild.state === 'running'
@@ -113,12 +134,19 @@ export function formatStatus(s: StatsSnapshot): string {
     ['threads', String(s.tasks)],
     ['OOM kills', s.oomKills === null ? 'unknown (memory cgroup not readable)' : String(s.oomKills)],
     ['log lines dropped', String(s.logLinesDropped)],
+    ['ready', `${s.health.ready ? 'yes' : 'no'}: ${s.health.reason} (--ready-when ${s.health.readyWhen})`],
+    ...(s.health.readyWhen === 'notify' ? [['sd_notify datagrams', describeNotifications(s.health.notifications)] as [string, string]] : []),
   ];
+  const { pids, outsiders } = s.budget;
+  rows.push(['pids', pids ? `${pids.current} of ${pids.max ?? 'no limit'} (cgroup v${pids.version}; every task counts, zombies too)` : 'unknown (no pids cgroup readable)']);
+  rows.push(['not the main child\'s', outsiders.count === 0 ? 'none' : `${outsiders.count} process(es) (exec sessions, probe leftovers): the stop sequence ends them too`]);
   const width = Math.max(...rows.map(([k]) => k.length));
   const lines = rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`);
   for (const z of s.zombies) {
     lines.push(`  held by pid ${z.pid} (${z.command}): ${z.zombies}, oldest ${z.oldestAgeSeconds.toFixed(0)} s`);
   }
+  for (const o of outsiders.shown) lines.push(`  ! pid ${o.pid} (${o.command}), up ${o.ageSeconds} s, outside the main child's tree`);
+  if (outsiders.count > outsiders.shown.length) lines.push(`  ! and ${outsiders.count - outsiders.shown.length} more`);
   return `${lines.join('\n')}\n`;
 }
 

@@ -10,14 +10,18 @@ import { STATUS_EXIT } from '../config/exit-codes';
 import { writeOrDrop } from '../platform/log';
 import { formatStatus, StatsSnapshot } from './stats';
 
-export const STATUS_USAGE = `Usage: sexton status [--json] [--socket ADDRESS] [--pid N] [--max-zombies N]
+export const STATUS_USAGE = `Usage: sexton status [--json] [--ready] [--socket ADDRESS] [--pid N] [--max-zombies N]
 
 Asks the sexton running as PID 1 of this PID namespace (the container) what it has reaped,
 forwarded and seen, over its status socket: by default an abstract socket named after the PID
 namespace, so it needs no file; --socket names another (a path, or @NAME for an abstract one).
 Only PID 1's answer is trusted, or that of the pid given with --pid N.
 
-Exit status: 0 answered; 1 more zombies than --max-zombies N (for a liveness probe); 3 nobody
+--ready is the exec form of GET /readyz: one line, and exit 0 when sexton is ready (the app
+runs, has said READY=1 under --ready-when notify, and no stop signal has come), 1 when not.
+
+Exit status: 0 answered (--ready: and ready); 1 more zombies than --max-zombies N (for a liveness
+probe), or --ready and not ready; 3 nobody
 answered (no sexton, or its status socket is off); 4 the answer was not trusted, or sexton
 refused us (only root and sexton's own uid may ask); 64 bad usage.`;
 
@@ -97,6 +101,7 @@ export async function statusMain(argv: string[], env: NodeJS.ProcessEnv): Promis
   let fromEnv = socket !== undefined;
   let expectedPid = 1;
   let maxZombies: number | undefined;
+  let ready = false;
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].startsWith('--') && argv[i].includes('=') ? argv[i].split(/=(.*)/s) : [argv[i], undefined];
     const value = () => inline ?? argv[++i];
@@ -107,6 +112,7 @@ export async function statusMain(argv: string[], env: NodeJS.ProcessEnv): Promis
     };
     try {
       if (flag === '--json') json = true;
+      else if (flag === '--ready') ready = true;
       else if (flag === '--socket') [socket, fromEnv] = [value(), false];
       else if (flag === '--pid') expectedPid = number('--pid', 1);
       else if (flag === '--max-zombies') maxZombies = number('--max-zombies', 0);
@@ -126,6 +132,12 @@ export async function statusMain(argv: string[], env: NodeJS.ProcessEnv): Promis
     const why = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
     const off = socket === undefined ? statusOffInPid1() : undefined;
     return say(off ?? `no sexton is answering (${address}: ${why})`, STATUS_EXIT.noAnswer);
+  }
+  if (ready) {
+    // A sexton from before --health has no health in its answer: it cannot say, so not ready.
+    const health = snapshot.health ?? { ready: false, reason: 'this sexton does not report readiness' };
+    writeSync(1, json ? `${JSON.stringify(health)}\n` : `${health.ready ? 'ready' : 'not ready'}: ${health.reason}\n`);
+    return health.ready ? STATUS_EXIT.ok : STATUS_EXIT.notReady;
   }
   writeSync(1, json ? `${JSON.stringify(snapshot)}\n` : formatStatus(snapshot));
   if (maxZombies !== undefined && snapshot.zombieCount > maxZombies) {

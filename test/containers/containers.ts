@@ -18,6 +18,8 @@ export interface StartOptions {
   entrypoint?: string;
   /** More `podman run` options, e.g. --read-only. */
   runFlags?: string[];
+  /** podman's --network; none (no network at all) unless a test needs one. */
+  network?: string;
 }
 
 /** `podman run -d` with no network and the test apps at /apps; returns the container's name. */
@@ -26,7 +28,7 @@ export async function start(image: string, command: string[], options: StartOpti
   started.add(name);
   const volumes = { [APPS]: '/apps:ro', ...options.volumes };
   await podman(engine(), [
-    'run', '-d', '--network=none', '--name', name,
+    'run', '-d', `--network=${options.network ?? 'none'}`, '--name', name,
     ...Object.entries(options.env ?? {}).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
     ...Object.entries(volumes).flatMap(([host, inside]) => ['-v', `${host}:${inside}`]),
     ...(options.entrypoint ? ['--entrypoint', options.entrypoint] : []),

@@ -1,13 +1,16 @@
 // Everything that reports the snapshot outside sexton: the stats file, `sexton status`'s
-// socket, Prometheus. They start once the child is well on its way (loading net and http must
-// not delay its start, and a command over within moments never needed them), and need no
-// thread: no name lookups, no asynchronous fs.
+// socket, Prometheus, /livez and /readyz. The status socket opens at the spawn (cheap); the rest
+// once the child is well on its way (loading http must not delay its start, and a command over
+// within moments never needed them). None needs a thread: no name lookups, no asynchronous fs.
 import type { Logger } from '../../platform/log';
 import type { Native } from '../../platform/native';
 import type { Options } from '../../config/options';
 import type { StatsSnapshot } from '../stats';
 import { SnapshotCache } from '../snapshot-cache';
-import { renderMetrics, startMetricsServer } from './prometheus';
+import { sameAddress } from '../../config/addresses';
+import { HEALTH_HTTP_LIMITS, HealthState, healthRoutes } from './health';
+import { DEFAULT_HTTP_LIMITS, Routes, serveHttp } from './http-server';
+import { metricsRoutes, renderMetrics } from './prometheus';
 import { StatsFile } from './stats-file';
 import { startStatusSocket, StatusSocket } from './status-socket';
 
@@ -26,6 +29,7 @@ export class Exporters {
     private readonly native: Pick<Native, 'peerCredentials'>,
     /** Told of each answer to a client: what memory a burst of them left is given back after. */
     private readonly answered: () => void = () => undefined,
+    private readonly health: () => HealthState = () => ({ live: true, ready: false, reason: 'no readiness given' }),
   ) {
     this.cache = new SnapshotCache(snapshot, SNAPSHOT_INTERVAL_MS);
     // Built now (no I/O) so that the final write happens even for a command over in moments.
@@ -33,19 +37,57 @@ export class Exporters {
   }
 
   /** changeKey: cheap to compute (no /proc scan); the stats file is rewritten when it or the shared snapshot's zombies change. */
+  /** At the spawn: an abstract socket binds in ~0.5 ms, with no module to load. */
+  async startStatusSocket(): Promise<void> {
+    const { options, log, native } = this;
+    if (options.statusSocket.length === 0) return;
+    const text = this.cache.derived((s) => `${JSON.stringify(s)}\n`);
+    // The shared snapshot may be a second old; readiness may not (`sexton status --ready`
+    // must say "not ready" from the stop signal on): the text is remade when it has moved.
+    const answer = () => {
+      const cached = this.cache.get();
+      const now = this.health();
+      const moved = cached.health.ready !== now.ready || cached.health.reason !== now.reason;
+      return moved ? `${JSON.stringify({ ...cached, health: { ...cached.health, ...now } })}\n` : text();
+    };
+    this.statusSocket = await startStatusSocket(options.statusSocket, this.counted(answer), log, native);
+  }
+
+  /** The stats file and HTTP listeners. changeKey: cheap to compute (no /proc scan); the stats file is rewritten when it or the shared snapshot's zombies change. */
   async start(changeKey: () => string): Promise<void> {
-    const { options, cache, log, native } = this;
     this.statsFile?.watch(changeKey);
-    const counted = (text: () => string) => () => {
+    await Promise.all(this.httpListeners().map(([name, address, routes]) => new Promise<void>((listening) => {
+      const where = `http://${address.host.includes(':') ? `[${address.host}]` : address.host}:${address.port}`;
+      const health = '/readyz' in routes;
+      const line = name === 'health' ? `health on ${where}/livez and /readyz`
+        : `metrics on ${where}/metrics${health ? '; /livez and /readyz on the same port' : ''}`;
+      serveHttp(name, address, routes, this.log, health ? HEALTH_HTTP_LIMITS : DEFAULT_HTTP_LIMITS, () => {
+        this.log.info(line);
+        listening();
+      });
+      setTimeout(listening, 1000).unref();  // a port that cannot be had is logged; the release goes on
+    })));
+  }
+
+  /** Tells of each answer (what memory a burst of them left is given back after). */
+  private counted(text: () => string): () => string {
+    return () => {
       this.answered();
       return text();
     };
-    if (options.statusSocket.length > 0) {
-      const json = counted(cache.derived((s) => `${JSON.stringify(s)}\n`));
-      this.statusSocket = await startStatusSocket(options.statusSocket, json, log, native);
+  }
+
+  /** One listener per address: --health on --metrics's address shares its port. */
+  private httpListeners(): [string, { host: string; port: number }, Routes][] {
+    const { metrics, health } = this.options;
+    const out: [string, { host: string; port: number }, Routes][] = [];
+    if (metrics) out.push(['metrics', metrics, metricsRoutes(this.counted(this.cache.derived(renderMetrics)))]);
+    if (health) {
+      const shared = out.find(([, address]) => sameAddress(address, health));
+      if (shared) Object.assign(shared[2], healthRoutes(this.health));
+      else out.push(['health', health, healthRoutes(this.health)]);
     }
-    // Last: its cap of connections is what the descriptors left allow (http-server.ts).
-    if (options.metrics) startMetricsServer(options.metrics, counted(cache.derived(renderMetrics)), log);
+    return out;
   }
 
   /** The final stats; the socket file removed. */

@@ -64,6 +64,13 @@ export function renderMetrics(s: StatsSnapshot, p: ProcessMetrics = readProcessM
     family('sexton_signals_received_total', 'counter', 'Signals sexton received, by name.', bySignal(s.signals.received)),
     family('sexton_signals_forwarded_total', 'counter', 'Signals delivered to the child, by name after rewrites.', bySignal(s.signals.forwarded)),
     family('sexton_signals_dropped_total', 'counter', 'Signals dropped by a rewrite to none, by name.', bySignal(s.signals.dropped)),
+    ...(s.budget.pids ? [family('sexton_pids_current', 'gauge', "Tasks in the container's pids cgroup (pids.current): threads and zombies count.", [[{}, s.budget.pids.current]])] : []),
+    ...(s.budget.pids?.max != null ? [family('sexton_pids_max', 'gauge', "The container's pids limit (pids.max); absent when unlimited.", [[{}, s.budget.pids.max]])] : []),
+    family('sexton_outside_processes', 'gauge', "Live processes that are not the main child's (exec sessions, probe leftovers).", [[{}, s.budget.outsiders.count]]),
+    family('sexton_ready', 'gauge', 'What GET /readyz answered when this snapshot was taken (up to a second ago): 1 ready, 0 not.', [[{}, s.health.ready ? 1 : 0]]),
+    family('sexton_notify_datagrams_total', 'counter',
+      'sd_notify datagrams from the app (--ready-when notify), by fate: accepted, or ignored as malformed, oversized or foreign.',
+      (['accepted', 'malformed', 'oversized', 'foreign'] as const).map((fate) => [{ fate }, s.health.notifications[fate]])),
     ...processFamilies(p),
   ].join('\n')}\n`;
 }
