@@ -1,6 +1,8 @@
 // The stats snapshot: everything sexton knows, in one object for status, metrics and the file.
 import { ScanBudget, taskCount, ZombieGroup } from '../platform/procfs';
 import { signalName } from '../platform/signals';
+import type { StuckDetail } from '../platform/unkillable';
+import { readPidsUsage } from '../platform/pids-cgroup';
 import type { MainExit, ReapStats, StatsSnapshot } from './stats';
 import { VERSION } from '../config/version';
 
@@ -26,6 +28,7 @@ export interface SnapshotInput {
   oomKills?: number;
   logLinesDropped: number;
   survivorsKilled: number;
+  unkillable: { named: StuckDetail[]; more: number };
 }
 
 export function buildSnapshot(i: SnapshotInput): StatsSnapshot {
@@ -51,5 +54,8 @@ export function buildSnapshot(i: SnapshotInput): StatsSnapshot {
     oomKills: i.oomKills ?? null,
     logLinesDropped: i.logLinesDropped,
     survivorsKilled: i.survivorsKilled,
+    unkillable: i.unkillable.named,
+    unkillableCount: i.unkillable.named.length + i.unkillable.more,
+    pids: readPidsUsage(),
   };
 }

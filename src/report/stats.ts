@@ -3,6 +3,8 @@
 import type { NativeCounters } from '../platform/native';
 import type { ZombieGroup } from '../platform/procfs';
 import { signalName } from '../platform/signals';
+import type { StuckDetail } from '../platform/unkillable';
+import type { PidsUsage } from '../platform/pids-cgroup';
 
 export interface ReapStats {
   /** Every process sexton reaped, the main child included. */
@@ -52,6 +54,14 @@ export interface StatsSnapshot extends ReapStats {
   logLinesDropped: number;
   /** Live processes SIGKILLed when the grace period ended. */
   survivorsKilled: number;
+  /**
+   * Processes still alive a moment after that SIGKILL (state D, frozen), at most 20 named, with
+   * what each waits on; unkillableCount counts them all. Empty until the grace period ends.
+   */
+  unkillable: StuckDetail[];
+  unkillableCount: number;
+  /** Tasks in sexton's pids cgroup (the container's) and its limit; null where unreadable. */
+  pids: PidsUsage | null;
 }
 
 function byName(counts: number[]): Record<string, number> {
@@ -113,11 +123,16 @@ export function formatStatus(s: StatsSnapshot): string {
     ['threads', String(s.tasks)],
     ['OOM kills', s.oomKills === null ? 'unknown (memory cgroup not readable)' : String(s.oomKills)],
     ['log lines dropped', String(s.logLinesDropped)],
+    ...(s.unkillableCount > 0 ? [['could not kill', `${s.unkillableCount} (still alive after SIGKILL)`] as [string, string]] : []),
   ];
   const width = Math.max(...rows.map(([k]) => k.length));
   const lines = rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`);
   for (const z of s.zombies) {
     lines.push(`  held by pid ${z.pid} (${z.command}): ${z.zombies}, oldest ${z.oldestAgeSeconds.toFixed(0)} s`);
+  }
+  for (const u of s.unkillable) {
+    const on = u.mount ? `, ${u.mount.via} on ${u.mount.fstype} ${u.mount.source} at ${u.mount.mountPoint}` : '';
+    lines.push(`  could not kill pid ${u.pid} (${u.command}): state ${u.state}, wchan ${u.wchan ?? '?'}, syscall ${u.syscall ?? '?'}${u.killPending ? ', SIGKILL pending' : ''}${on}`);
   }
   return `${lines.join('\n')}\n`;
 }

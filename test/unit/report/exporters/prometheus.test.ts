@@ -11,7 +11,7 @@ const fresh: StatsSnapshot = {
   mainChild: { pid: 7, command: 'node server.js', state: 'running' },
   reaped: 0, orphansReaped: 0, orphansByCommand: {}, orphansUnnamed: 0,
   signals: { received: {}, forwarded: {}, dropped: {} }, zombies: [], zombieCount: 0,
-  procfs: 'own', tasks: 7, oomKills: 0, logLinesDropped: 0, survivorsKilled: 0,
+  procfs: 'own', tasks: 7, oomKills: 0, logLinesDropped: 0, survivorsKilled: 0, unkillable: [], unkillableCount: 0, pids: { current: 9, limit: 200 },
 };
 
 test('a fresh sexton: lint-clean, build info, and every labelled counter present at 0', async () => {
@@ -26,6 +26,10 @@ test('a fresh sexton: lint-clean, build info, and every labelled counter present
   }
   expect(sample(text, 'sexton_reaped_total{kind="orphan"}')).toBe(0);
   expect(sample(text, 'sexton_unnamed_orphans_reaped_total')).toBe(0);
+  expect(sample(text, 'sexton_unkillable_processes')).toBe(0);
+  expect(sample(text, 'sexton_pids_current')).toBe(9);
+  expect(sample(text, 'sexton_pids_limit')).toBe(200);
+  expect(renderMetrics({ ...fresh, pids: { current: 9, limit: null } })).not.toMatch(/^sexton_pids_limit/m);
 });
 
 test('a busy sexton: counts by command and signal, odd names escaped, still lint-clean', async () => {
