@@ -103,8 +103,7 @@ export class Supervisor {
     applySignalPolicy(native, options);
     setStopDeadline(native, options, this.log, this.isInit, this.procTrusted);
     const subreaper = this.isInit || (this.options.subreaper && native.becomeSubreaper()) || native.isSubreaper();
-    const facts = { isInit: this.isInit, subreaper, procTrusted: this.procTrusted, ppid: process.ppid };
-    for (const warning of stopPathWarnings({ ...facts, pid1Name: this.isInit ? undefined : readPid1Name() })) this.log.warn(warning);
+    stopPathWarnings({ isInit: this.isInit, subreaper, procTrusted: this.procTrusted, ppid: process.ppid, pid1Name: this.isInit ? undefined : readPid1Name() }).forEach((w) => this.log.warn(w));
     this.memory.watch();
 
     const [command] = options.command;
