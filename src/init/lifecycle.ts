@@ -26,11 +26,13 @@ export type Input =
   | { kind: 'drain-over' }
   | { kind: 'grace-over' }
   | { kind: 'backstop' }
+  /** A moment after SIGKILL: whoever is still there could not be killed. */
+  | { kind: 'kill-check' }
   /** leftovers: live processes other than sexton, or 'unseen' when /proc is not ours. */
   | { kind: 'main-exited'; lastChild: boolean; leftovers: number | 'unseen' }
   | { kind: 'no-children' };
 
-export type Timer = 'drain' | 'grace' | 'kill-repeat' | 'backstop';
+export type Timer = 'drain' | 'grace' | 'kill-repeat' | 'kill-check' | 'backstop';
 
 export type Action =
   | { kind: 'log'; level: 'warn' | 'error'; message: string }
@@ -48,12 +50,19 @@ export type Action =
   | { kind: 'kill-survivors' }
   /** Carry out again the steps of the stop sequence that failed (a /proc read out of descriptors). */
   | { kind: 'retry-failed-steps' }
+  /** Name every process still alive after SIGKILL, and what it waits on. */
+  | { kind: 'report-unkillable' }
   | { kind: 'start-timer'; timer: Timer; seconds: number }
   | { kind: 'cancel-timer'; timer: Timer }
   | { kind: 'finish' };
 
 /** How often the kill round repeats until the tree is empty (a child may fork meanwhile). */
 export const KILL_REPEAT_SECONDS = 0.1;
+/**
+ * How long after SIGKILL a live process counts as one that could not be killed: the kernel ends
+ * a killed process in microseconds unless it sleeps uninterruptibly (state D) or is frozen.
+ */
+export const KILL_CHECK_SECONDS = 0.5;
 /** Exit anyway this long after SIGKILL, if something in state D refuses to go. */
 export const KILL_BACKSTOP_SECONDS = 2;
 
@@ -82,8 +91,11 @@ export class Lifecycle {
         return [
           { kind: 'kill-survivors' },
           { kind: 'start-timer', timer: 'kill-repeat', seconds: KILL_REPEAT_SECONDS },
+          { kind: 'start-timer', timer: 'kill-check', seconds: KILL_CHECK_SECONDS },
           { kind: 'start-timer', timer: 'backstop', seconds: KILL_BACKSTOP_SECONDS },
         ];
+      case 'kill-check':
+        return this.phase === 'killing' ? [{ kind: 'report-unkillable' }] : [];
       case 'backstop':
         return [{ kind: 'log', level: 'error', message: 'processes are still there after SIGKILL (uninterruptible?): exiting anyway' }, { kind: 'finish' }];
       case 'main-exited':

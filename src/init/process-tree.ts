@@ -4,6 +4,24 @@ import type { Logger } from '../platform/log';
 import type { Native } from '../platform/native';
 import { internalErrorText } from './internal-error';
 import { agesSeconds, commandOf, describeState, descendantsOf, listProcesses, ProcessInfo, readProcess, ScanBudget, scanProcesses, ZombieGroup, zombiesByParent } from '../platform/procfs';
+import { describeStuck, StuckDetail } from '../platform/unkillable';
+import { ZOMBIE_BLAME_MS, ZombieAges } from './zombie-ages';
+
+/** Processes named one line each when SIGKILL did not end them; the rest are counted. */
+export const MAX_UNKILLABLE_NAMED = 20;
+
+export interface Unkillable {
+  named: StuckDetail[];
+  /** Live processes beyond MAX_UNKILLABLE_NAMED. */
+  more: number;
+}
+
+/** One line's worth: `state D uninterruptible, wchan X, syscall Y, SIGKILL pending, on nfs4 …`. */
+export function describeUnkillable(d: StuckDetail): string {
+  const parts = [`state ${describeState(d.state)}`, `wchan ${d.wchan ?? '?'}`, `syscall ${d.syscall ?? '?'}`, d.killPending ? 'SIGKILL pending' : 'no SIGKILL pending'];
+  if (d.mount) parts.push(`${d.mount.via} on ${d.mount.fstype} ${d.mount.source} at ${d.mount.mountPoint}`);
+  return parts.join(', ');
+}
 
 /** Outsiders named in a snapshot: the rest are counted (the report's cost stays bounded). */
 export const OUTSIDERS_SHOWN = 20;
@@ -17,6 +35,11 @@ export interface Outsider {
 const { SIGTERM, SIGKILL } = constants.signals;
 
 export class ProcessTree {
+  private readonly zombieAges = new ZombieAges();
+  /** Zombies that live parents held when shutdown began: what --strict calls a leak. */
+  heldZombies: ZombieGroup[] = [];
+  /** What was still alive a moment after SIGKILL. */
+  unkillable: Unkillable = { named: [], more: 0 };
   /** Processes (pid:start time) already sent SIGTERM. */
   private readonly terminated = new Set<string>();
 
@@ -28,10 +51,12 @@ export class ProcessTree {
     return this.isInit ? 1 : process.pid;
   }
 
-  /** Every process but sexton: the namespace as PID 1, else sexton's subtree. */
+  /** Every process but sexton: the namespace as PID 1, else sexton's subtree. Ages zombies. */
   processes(): ProcessInfo[] {
     if (!this.scannable) return [];
-    return this.isInit ? listProcesses().filter((p) => p.pid !== 1) : descendantsOf(process.pid);
+    const found = this.isInit ? listProcesses().filter((p) => p.pid !== 1) : descendantsOf(process.pid);
+    this.zombieAges.look(found, Date.now());
+    return found;
   }
 
   /**
@@ -52,9 +77,12 @@ export class ProcessTree {
     return processes.filter((p) => p.ppid === this.ownPid && p.pid !== mainPid && p.state !== 'Z');
   }
 
-  /** Zombies sexton cannot reap because their parent lives and never waits, by parent. */
+  /**
+   * Zombies sexton cannot reap because their parent lives and never waits, by parent: only
+   * those known for ZOMBIE_BLAME_MS at least (zombie-ages.ts), from a list processes() made.
+   */
   zombieParents(processes = this.processes()): ZombieGroup[] {
-    return zombiesByParent(processes, this.ownPid);
+    return zombiesByParent(this.zombieAges.withoutYoung(processes, Date.now()).kept, this.ownPid);
   }
 
   /**
@@ -63,13 +91,19 @@ export class ProcessTree {
    */
   reportedZombies(budget: ScanBudget): { groups: ZombieGroup[]; complete: boolean } {
     if (!this.scannable) return { groups: [], complete: true };
+    // Zombies are aged by this look too (zombie-ages.ts); only a complete look may forget any.
+    const now = Date.now();
+    const aged = (list: ProcessInfo[], complete: boolean) => {
+      if (complete) this.zombieAges.look(list, now);
+      return this.zombieAges.withoutYoung(list, now).kept;
+    };
     if (!this.isInit) {
       const { kept, complete } = scanProcesses(() => true, budget);
-      return { groups: zombiesByParent(descendantsOf(process.pid, kept), process.pid), complete };
+      return { groups: zombiesByParent(aged(descendantsOf(process.pid, kept), complete), process.pid), complete };
     }
     const { kept, complete } = scanProcesses((p) => p.state === 'Z' && p.ppid !== 1, budget);
     const parents = [...new Set(kept.map((z) => z.ppid))].map((pid) => readProcess(pid)).filter((p): p is ProcessInfo => p !== undefined);
-    return { groups: zombiesByParent([...kept, ...parents], 1), complete };
+    return { groups: zombiesByParent(aged([...kept, ...parents], complete), 1), complete };
   }
 
   /**
@@ -85,13 +119,28 @@ export class ProcessTree {
     return { count: outside.length, shown };
   }
 
-  /** Logs each live parent that holds zombies (the app's bug; no init can reap them). */
-  reportZombieParents(processes: ProcessInfo[], log: Logger): ZombieGroup[] {
-    const groups = this.zombieParents(processes);
+  /**
+   * Logs each live parent that has held zombies for ZOMBIE_BLAME_MS or more (the app's bug; no
+   * init can reap them), leaving out those in `already`. `young`: zombies of live parents
+   * known for less, to look at again once they are old enough.
+   */
+  reportZombieParents(processes: ProcessInfo[], log: Logger, already: ZombieGroup[] = []): { groups: ZombieGroup[]; young: number } {
+    const groups = this.zombieParents(processes).filter((g) => !already.some((a) => a.pid === g.pid));
     for (const g of groups) {
-      log.warn(`pid ${g.pid} (${g.command}) holds ${g.zombies} zombie(s) it never waited for; no init can reap them while it lives`, { parent: g.pid, command: g.command, zombies: g.zombies });
+      log.warn(`pid ${g.pid} (${g.command}) holds ${g.zombies} zombie(s) it never waited for (held ${ZOMBIE_BLAME_MS} ms or more); no init can reap them while it lives`, { parent: g.pid, command: g.command, zombies: g.zombies });
     }
-    return groups;
+    const young = this.zombieAges.withoutYoung(processes.filter((p) => p.ppid !== this.ownPid), Date.now()).young;
+    return { groups, young };
+  }
+
+  /**
+   * Blames live parents for zombies held ZOMBIE_BLAME_MS (into heldZombies); younger ones are
+   * looked at again that much later, through `guard`, never delaying the stop.
+   */
+  blameZombieParents(processes: ProcessInfo[], log: Logger, guard: (look: () => void) => void, again = true): void {
+    const { groups, young } = this.reportZombieParents(processes, log, this.heldZombies);
+    this.heldZombies = [...this.heldZombies, ...groups];
+    if (young > 0 && again) setTimeout(() => guard(() => this.blameZombieParents(this.processes(), log, guard, false)), ZOMBIE_BLAME_MS).unref();
   }
 
   /** Logs what is left when the grace period ends; returns how many live processes are killed. */
@@ -107,6 +156,22 @@ export class ProcessTree {
       live++;
     }
     return live;
+  }
+
+  /**
+   * Names every live process a moment after SIGKILL, one line each up to MAX_UNKILLABLE_NAMED:
+   * what it waits on is why the pod cannot finish.
+   */
+  reportUnkillable(log: Logger): Unkillable {
+    const alive = this.processes().filter((p) => p.state !== 'Z' && p.state !== 'X');
+    const named = alive.slice(0, MAX_UNKILLABLE_NAMED).map((p) => describeStuck(p));
+    for (const d of named) {
+      log.error(`could not kill pid ${d.pid} (${d.command}): ${describeUnkillable(d)}`, { pid: d.pid, command: d.command, state: d.state, wchan: d.wchan, syscall: d.syscall, killPending: d.killPending, mount: d.mount });
+    }
+    const more = alive.length - named.length;
+    if (more > 0) log.error(`could not kill ${more} more process(es), not named`);
+    this.unkillable = { named, more };
+    return this.unkillable;
   }
 
   /** SIGTERM, once per process: a second TERM makes some programs skip their clean-up. */

@@ -10,7 +10,8 @@ import { Native, NO_CHILD_YET, Notice, ReapEvent, StartError } from '../platform
 import { EXIT } from '../config/exit-codes';
 import type { Options } from '../config/options';
 import { ProcessTree } from './process-tree';
-import { procShowsOwnNamespace, ProcessInfo, ZombieGroup } from '../platform/procfs';
+import { readPid1Name, stopPathWarnings } from './stop-path';
+import { procShowsOwnNamespace, ProcessInfo } from '../platform/procfs';
 import { quote } from '../config/quote';
 import { applySignalPolicy, listenOnlyForPolicy } from './signal-policy';
 import { buildSnapshot, REPORT_SCAN_BUDGET } from '../report/snapshot';
@@ -47,8 +48,6 @@ export class Supervisor {
   private stopSignalsHandled = 0;
   private survivorsKilled = 0;
   private readonly steps: StopSteps;
-  /** Zombies that live parents held when shutdown began: what --strict calls a leak. */
-  private heldZombies: ZombieGroup[] = [];
   private readonly isInit = process.pid === 1;
   /** Whether /proc shows sexton's own PID namespace: if not, nothing is scanned or named. */
   private readonly procTrusted = procShowsOwnNamespace();
@@ -109,6 +108,7 @@ export class Supervisor {
       logLinesDropped: this.log.droppedLines,
       survivorsKilled: this.survivorsKilled,
       health: { readyWhen: this.readiness.readyWhen, ...this.readiness.state(), notifications: { ...this.readiness.counts } },
+      unkillable: this.tree.unkillable,
     });
   }
 
@@ -124,9 +124,8 @@ export class Supervisor {
     }
     applySignalPolicy(native, options);
     setStopDeadline(native, options, this.log, this.isInit, this.procTrusted);
-    if (!this.isInit && !(this.options.subreaper && native.becomeSubreaper()) && !native.isSubreaper()) {
-      this.log.warn(`not PID 1 and not a subreaper: zombie reaping won't work for orphans of the child (pid ${process.ppid}'s init reaps them, not sexton)`);
-    }
+    const subreaper = this.isInit || (this.options.subreaper && native.becomeSubreaper()) || native.isSubreaper();
+    stopPathWarnings({ isInit: this.isInit, subreaper, procTrusted: this.procTrusted, ppid: process.ppid, pid1Name: this.isInit ? undefined : readPid1Name() }).forEach((w) => this.log.warn(w));
     this.memory.watch();
     if (options.readyWhen === 'notify') this.openNotifySocket();
 
@@ -256,8 +255,7 @@ export class Supervisor {
       case 'log':
         return this.log[action.level](action.message);
       case 'report-zombie-parents':
-        this.heldZombies = this.tree.reportZombieParents(this.processes(), this.log);
-        return;
+        return this.tree.blameZombieParents(this.processes(), this.log, (look) => this.guarded(look));
       case 'forward-stop-signal': {
         const as = this.options.rewrites.get(this.options.stopSignal) ?? this.options.stopSignal;
         if (as > 0) this.native.signalMainChild(as);
@@ -283,6 +281,8 @@ export class Supervisor {
       case 'retry-failed-steps':
         this.scan = undefined;  // read /proc afresh: descriptors may be back
         return this.steps.retry((kinds) => this.log.warn(`received ${signalName(this.options.stopSignal)} again: retrying ${kinds}`));
+      case 'report-unkillable':
+        return void this.tree.reportUnkillable(this.log);
       case 'start-timer':
         return this.startTimer(action.timer, action.seconds);
       case 'cancel-timer':
@@ -293,13 +293,13 @@ export class Supervisor {
   }
 
   private startTimer(timer: Timer, seconds: number): void {
-    const input = { drain: 'drain-over', grace: 'grace-over', backstop: 'backstop' } as const;
+    const input = { drain: 'drain-over', grace: 'grace-over', 'kill-check': 'kill-check', backstop: 'backstop' } as const;
     // The kill round repeats until the tree is empty; the others fire once.
     const handle = timer === 'kill-repeat'
       ? setInterval(() => this.guarded(() => this.tree.killAll()), seconds * 1000).unref()
       : setTimeout(() => this.step({ kind: input[timer] }), seconds * 1000);
-    // The backstop must not keep sexton alive on its own; the grace and drain timers do.
-    if (timer === 'backstop') handle.unref();
+    // These must not keep sexton alive on their own; the grace and drain timers do.
+    if (timer === 'backstop' || timer === 'kill-check') handle.unref();
     this.timers.set(timer, handle);
   }
 
@@ -323,7 +323,7 @@ export class Supervisor {
 
   private finish(): never {
     const stats = this.stats();
-    const leaked = leaks(stats.orphansReaped, this.heldZombies);
+    const leaked = leaks(stats.orphansReaped, this.tree.heldZombies);
     const { code, strictFailure } = exitStatus(this.mainExit, this.options, leaked);
     try {  // the report and the stats file may fail (out of descriptors); the exit may not
       if (strictFailure) this.log.error(`strict: ${leaked.join('; ')}`);

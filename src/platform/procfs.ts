@@ -23,6 +23,12 @@ export interface ProcessInfo {
   name: string;
   /** Clock ticks since boot (stat field 22): with pid, identifies a process across pid reuse. */
   startTime: number;
+  /**
+   * SIGKILL sent and not yet acted on. From stat's pending-signal field (the thread's private
+   * set): a fatal signal is put there on every thread of the group when it is sent, and leaves
+   * it only when the thread dies, so it is set exactly while a kill waits.
+   */
+  killPending: boolean;
 }
 
 const STATE_WORDS: Record<string, string> = {
@@ -88,6 +94,7 @@ export function readProcess(pid: number, procRoot = '/proc'): ProcessInfo | unde
       state: fields[0],
       name: stat.slice(open + 1, close),
       startTime: Number(fields[19]),
+      killPending: (Number(fields[28]) & (1 << 8)) !== 0,
     };
   } catch {
     return undefined;

@@ -1,6 +1,7 @@
 // The stats snapshot: everything sexton knows, in one object for status, metrics and the file.
 import { ScanBudget, taskCount, ZombieGroup } from '../platform/procfs';
 import { signalName } from '../platform/signals';
+import type { StuckDetail } from '../platform/unkillable';
 import type { MainExit, ReapStats, StatsSnapshot } from './stats';
 import { VERSION } from '../config/version';
 
@@ -28,6 +29,7 @@ export interface SnapshotInput {
   survivorsKilled: number;
   health: StatsSnapshot['health'];
   budget: StatsSnapshot['budget'];
+  unkillable: { named: StuckDetail[]; more: number };
 }
 
 export function buildSnapshot(i: SnapshotInput): StatsSnapshot {
@@ -55,5 +57,7 @@ export function buildSnapshot(i: SnapshotInput): StatsSnapshot {
     survivorsKilled: i.survivorsKilled,
     budget: i.budget,
     health: i.health,
+    unkillable: i.unkillable.named,
+    unkillableCount: i.unkillable.named.length + i.unkillable.more,
   };
 }

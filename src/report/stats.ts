@@ -3,6 +3,7 @@
 import type { NativeCounters } from '../platform/native';
 import type { ZombieGroup } from '../platform/procfs';
 import { signalName } from '../platform/signals';
+import type { StuckDetail } from '../platform/unkillable';
 
 export interface ReapStats {
   /** Every process sexton reaped, the main child included. */
@@ -67,6 +68,12 @@ export interface StatsSnapshot extends ReapStats {
     reason: string;
     notifications: { accepted: number; malformed: number; oversized: number; foreign: number; descriptors: number };
   };
+  /**
+   * Processes still alive a moment after that SIGKILL (state D, frozen), at most 20 named, with
+   * what each waits on; unkillableCount counts them all. Empty until the grace period ends.
+   */
+  unkillable: StuckDetail[];
+  unkillableCount: number;
 }
 
 function byName(counts: number[]): Record<string, number> {
@@ -136,6 +143,7 @@ export function formatStatus(s: StatsSnapshot): string {
     ['log lines dropped', String(s.logLinesDropped)],
     ['ready', `${s.health.ready ? 'yes' : 'no'}: ${s.health.reason} (--ready-when ${s.health.readyWhen})`],
     ...(s.health.readyWhen === 'notify' ? [['sd_notify datagrams', describeNotifications(s.health.notifications)] as [string, string]] : []),
+    ...(s.unkillableCount > 0 ? [['could not kill', `${s.unkillableCount} (still alive after SIGKILL)`] as [string, string]] : []),
   ];
   const { pids, outsiders } = s.budget;
   rows.push(['pids', pids ? `${pids.current} of ${pids.max ?? 'no limit'} (cgroup v${pids.version}; every task counts, zombies too)` : 'unknown (no pids cgroup readable)']);
@@ -147,6 +155,10 @@ export function formatStatus(s: StatsSnapshot): string {
   }
   for (const o of outsiders.shown) lines.push(`  ! pid ${o.pid} (${o.command}), up ${o.ageSeconds} s, outside the main child's tree`);
   if (outsiders.count > outsiders.shown.length) lines.push(`  ! and ${outsiders.count - outsiders.shown.length} more`);
+  for (const u of s.unkillable) {
+    const on = u.mount ? `, ${u.mount.via} on ${u.mount.fstype} ${u.mount.source} at ${u.mount.mountPoint}` : '';
+    lines.push(`  could not kill pid ${u.pid} (${u.command}): state ${u.state}, wchan ${u.wchan ?? '?'}, syscall ${u.syscall ?? '?'}${u.killPending ? ', SIGKILL pending' : ''}${on}`);
+  }
   return `${lines.join('\n')}\n`;
 }
 

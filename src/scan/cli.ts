@@ -3,11 +3,13 @@
 import { parseHostPort } from '../config/addresses';
 import { SCAN_EXIT } from '../config/exit-codes';
 import { writeOrDrop } from '../platform/log';
-import { formatJson, formatTable, printable } from './format';
+import { formatJson, formatStuckTable, formatTable, printable } from './format';
 import { serve } from './metrics';
 import { scan, ScanOptions } from './scan';
+import { scanStuck } from './stuck';
 
 export const SCAN_USAGE = `Usage: sexton scan [--json] [--min-age SECONDS] [--proc DIR] [--pods-dir DIR]
+       sexton scan --stuck [--json] [--min-age SECONDS] [--proc DIR] [--pods-dir DIR]
        sexton scan --serve HOST:PORT [--min-age SECONDS] [--proc DIR] [--pods-dir DIR]
 
 Finds every zombie on this node (run it on the node, or in a pod with hostPID), groups them by
@@ -15,22 +17,35 @@ the live parent holding them, and names that parent's container and pod from its
 the kubelet's pod log directories. Exits 0 when no zombie is at least --min-age seconds old
 (default 0), 1 when some are, 2 on bad usage.
 
+With --stuck it finds instead the processes SIGKILL cannot end now (why a pod stays
+Terminating): state D (uninterruptible) or SIGKILL pending, at two looks --min-age seconds apart
+(default 1), each with its wait channel, system call and the network or FUSE mount it is on.
+Exits 0 when none, 1 when some, 2 on bad usage. --serve exports both.
+
   --json             one JSON object instead of the table
-  --min-age SECONDS  leave out parents whose oldest zombie is younger
+  --stuck            stuck processes instead of zombies
+  --min-age SECONDS  leave out parents whose oldest zombie is younger; with --stuck or
+                     --serve, processes stuck for less time
   --proc DIR         where /proc is (default /proc)
   --pods-dir DIR     the kubelet's pod log directory (default /var/log/pods)
   --serve HOST:PORT  serve Prometheus metrics on /metrics, one scan a second at most`;
 
 class Usage extends Error {}
 
+export const STUCK_DEFAULT_MIN_AGE_SECONDS = 1;
+/** --stuck waits this long between its looks: a day bounds it, as any wait of sexton's is. */
+const MAX_MIN_AGE_SECONDS = 86400;
+
 interface ScanRequest extends ScanOptions {
   json: boolean;
+  stuck: boolean;
   serve?: { host: string; port: number };
   help: boolean;
 }
 
 export function parseScanArgs(argv: string[]): ScanRequest {
-  const request: ScanRequest = { json: false, help: false, procRoot: '/proc', podsDir: '/var/log/pods', minAgeSeconds: 0 };
+  const request: ScanRequest = { json: false, stuck: false, help: false, procRoot: '/proc', podsDir: '/var/log/pods', minAgeSeconds: 0 };
+  let minAgeGiven = false;
   for (let i = 0; i < argv.length; i++) {
     const at = argv[i].startsWith('--') ? argv[i].indexOf('=') : -1;
     const flag = at > 0 ? argv[i].slice(0, at) : argv[i];
@@ -40,6 +55,7 @@ export function parseScanArgs(argv: string[]): ScanRequest {
       return text;
     };
     if (flag === '--json' && at < 0) request.json = true;
+    else if (flag === '--stuck' && at < 0) request.stuck = true;
     else if (flag === '-h' || flag === '--help') request.help = true;
     else if (flag === '--proc') request.procRoot = value();
     else if (flag === '--pods-dir') request.podsDir = value();
@@ -47,6 +63,8 @@ export function parseScanArgs(argv: string[]): ScanRequest {
       const text = value();
       if (!/^\d+(\.\d+)?$/.test(text)) throw new Usage(`--min-age needs seconds (a number ≥ 0), not '${printable(text, 40)}'`);
       request.minAgeSeconds = Number(text);
+      minAgeGiven = true;
+      if (request.minAgeSeconds > MAX_MIN_AGE_SECONDS) throw new Usage(`--min-age is at most ${MAX_MIN_AGE_SECONDS} seconds`);
     } else if (flag === '--serve') {
       const text = value();
       request.serve = parseHostPort(text);
@@ -54,6 +72,9 @@ export function parseScanArgs(argv: string[]): ScanRequest {
     } else throw new Usage(`unknown argument '${printable(argv[i], 40)}' (see sexton scan --help)`);
   }
   if (request.serve && request.json) throw new Usage('--json and --serve do not go together');
+  if (request.serve && request.stuck) throw new Usage('--serve exports stuck processes already: leave out --stuck');
+  // One look at state D catches ordinary disk waits of milliseconds.
+  if (request.stuck && !minAgeGiven) request.minAgeSeconds = STUCK_DEFAULT_MIN_AGE_SECONDS;
   return request;
 }
 
@@ -75,6 +96,7 @@ export async function scanMain(argv: string[]): Promise<number> {
     return 0;
   }
   if (request.serve) return serve(request.serve, request, log);
+  if (request.stuck) return stuckMain(request);
   let result;
   try {
     result = scan(request);
@@ -86,4 +108,17 @@ export async function scanMain(argv: string[]): Promise<number> {
   if (result.podsDirFound === false) log(`no kubelet pod directory at ${printable(request.podsDir, 60)}: pods are named by id only`);
   say(1, request.json ? formatJson(result) : formatTable(result, request.minAgeSeconds));
   return result.groups.length > 0 ? SCAN_EXIT.some : SCAN_EXIT.none;
+}
+
+async function stuckMain(request: ScanRequest): Promise<number> {
+  let result;
+  try {
+    result = await scanStuck(request);
+  } catch (error) {
+    log(`cannot read ${printable(request.procRoot, 60)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    return SCAN_EXIT.usage;
+  }
+  if (result.podsDirFound === false) log(`no kubelet pod directory at ${printable(request.podsDir, 60)}: pods are named by id only`);
+  say(1, request.json ? formatJson(result) : formatStuckTable(result));
+  return result.stuck.length + result.notDescribed > 0 ? SCAN_EXIT.some : SCAN_EXIT.none;
 }

@@ -1,5 +1,6 @@
 // What `sexton scan` prints: a table for the operator, or JSON for tools.
-import type { ScanResult, ZombieGroupReport } from './scan';
+import type { Placement, ScanResult, ZombieGroupReport } from './scan';
+import type { StuckResult } from './stuck';
 
 /** Printable and short: control and non-ASCII characters escaped, the rest cut at `max`. */
 export function printable(text: string, max = 80): string {
@@ -11,7 +12,7 @@ export function printable(text: string, max = 80): string {
 }
 
 /** Where the parent lives: namespace/pod/container, else the runtime and short ids, else the host. */
-export function whereOf(g: ZombieGroupReport): string {
+export function whereOf(g: Omit<Placement, 'cgroup'>): string {
   if (g.namespace && g.pod) return `${g.namespace}/${g.pod}/${g.container ?? g.containerId?.slice(0, 12) ?? '?'}`;
   const parts: string[] = [];
   if (g.podUid) parts.push(`pod ${g.podUid.slice(0, g.runtime === 'podman' ? 12 : 36)}`);
@@ -51,6 +52,26 @@ export function formatTable(r: ScanResult, minAgeSeconds: number): string {
   return `${[...pad(rows), '', ...reasons, `${zombies} zombies${older} held by ${parents}; ${scanned}`].join('\n')}\n`;
 }
 
-export function formatJson(r: ScanResult): string {
+export function formatJson(r: ScanResult | StuckResult): string {
   return `${JSON.stringify(r)}\n`;
+}
+
+/** Stuck processes, grouped by where they live (pod and container), one row each. */
+export function formatStuckTable(r: StuckResult): string {
+  const scanned = `scanned ${r.scannedProcesses} processes in ${r.durationMs} ms` +
+    (r.unreadableProcesses > 0 ? ` (${r.unreadableProcesses} unreadable, skipped)` : '');
+  const held = r.minAgeSeconds > 0 ? ` for ${r.minAgeSeconds} s` : '';
+  if (r.stuck.length === 0) return `no process stuck${held} (state D or SIGKILL pending); ${scanned}\n`;
+  const rows = [['WHERE', 'PID', 'STATE', 'KILL', 'WCHAN', 'SYSCALL', 'MOUNT', 'COMMAND']];
+  const where = (s: StuckResult['stuck'][number]) => printable(whereOf(s), 100);
+  const sorted = [...r.stuck].sort((a, b) => where(a).localeCompare(where(b)) || a.pid - b.pid);
+  for (const s of sorted) {
+    const mount = s.mount ? `${s.mount.fstype} ${s.mount.mountPoint} (${s.mount.via})` : '-';
+    rows.push([where(s), String(s.pid), s.state, s.killPending ? 'pending' : '-', printable(s.wchan ?? '-', 40),
+      printable(s.syscall ?? '-', 24), printable(mount, 80), printable(s.command, 60)]);
+  }
+  const places = new Set(sorted.map(where)).size;
+  const more = r.notDescribed > 0 ? ` (${r.notDescribed} more not described)` : '';
+  const total = r.stuck.length + r.notDescribed;
+  return `${[...pad(rows), '', `${total} process(es) stuck${held}${more} in ${places} place(s): SIGKILL cannot end them until what they wait on answers (or their cgroup is thawed); ${scanned}`].join('\n')}\n`;
 }

@@ -1,16 +1,17 @@
-// `sexton scan --serve`: the node's zombies as Prometheus metrics, for a DaemonSet. A scrape
+// `sexton scan --serve`: the node's zombies and stuck processes as Prometheus metrics, for a DaemonSet. A scrape
 // scans /proc (at most once a second; scrapes in between get the same answer). Labels come
 // only from ids, enums and the kubelet's names, each bounded, and the number of series is
 // capped: command lines never appear (they can hold secrets, and this sees every pod's).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { family } from '../report/exporters/prometheus';
-import { scan, ScanOptions, ScanResult } from './scan';
+import { MAX_LABEL, MAX_SERIES } from './metrics-limits';
+import { attributor, listAll, scan, ScanOptions, ScanResult } from './scan';
+import { lookForStuck, StuckTracker } from './stuck';
+import { renderStuckMetrics, StuckSample } from './stuck-metrics';
 
 export const CACHE_MS = 1000;
 /** Series per metric; groups beyond it are summed into sexton_scan_zombies_unlabelled. */
-export const MAX_SERIES = 500;
-/** The longest Kubernetes name (a DNS subdomain); ids are 64 characters. */
-const MAX_LABEL = 253;
+export { MAX_SERIES };
 
 const LABELS = ['namespace', 'pod', 'container', 'pod_uid', 'container_id', 'runtime', 'reason'] as const;
 type Labels = Record<(typeof LABELS)[number], string>;
@@ -43,7 +44,7 @@ function seriesOf(r: ScanResult): { kept: Series[]; droppedZombies: number } {
   return { kept, droppedZombies: all.slice(MAX_SERIES).reduce((n, s) => n + s.zombies, 0) };
 }
 
-export function renderScanMetrics(r: ScanResult, scans: number): string {
+export function renderScanMetrics(r: ScanResult, scans: number, stuck = ''): string {
   const { kept, droppedZombies } = seriesOf(r);
   return `${[
     family('sexton_scan_zombies', 'gauge', 'Zombies on the node, by the container and pod of the live parent holding them.',
@@ -53,6 +54,7 @@ export function renderScanMetrics(r: ScanResult, scans: number): string {
     family('sexton_scan_zombie_oldest_age_seconds', 'gauge', 'Age of the oldest zombie, by container and pod.',
       kept.map((s) => [s.labels, s.oldest])),
     family('sexton_scan_zombies_unlabelled', 'gauge', `Zombies of the series beyond the first ${MAX_SERIES}.`, [[{}, droppedZombies]]),
+    ...(stuck ? [stuck] : []),
     family('sexton_scan_processes', 'gauge', 'Processes the last scan read.', [[{}, r.scannedProcesses]]),
     family('sexton_scan_unreadable_processes', 'gauge', 'Process entries the last scan could not read.', [[{}, r.unreadableProcesses]]),
     family('sexton_scan_duration_seconds', 'gauge', 'How long the last scan took.', [[{}, Number((r.durationMs / 1000).toFixed(4))]]),
@@ -67,6 +69,8 @@ export function metricsHandler(options: ScanOptions, log: Logger) {
   let cached: { at: number; text: string } | undefined;
   let scans = 0;
   let toldNoPodsDir = false;
+  // Stuck means stuck at every scan for --min-age: the tracker remembers since when.
+  const tracker = new StuckTracker();
   return (request: IncomingMessage, response: ServerResponse) => {
     response.on('error', () => undefined);
     if (request.url !== '/metrics' && request.url !== '/') {
@@ -76,12 +80,15 @@ export function metricsHandler(options: ScanOptions, log: Logger) {
     try {
       if (!cached || Date.now() - cached.at >= CACHE_MS) {
         scans++;
-        const result = scan(options);
+        const listing = listAll(options);
+        const result = scan(options, listing);
+        const found: StuckSample[] = lookForStuck(tracker, options, listing).found;
+        const stuck = renderStuckMetrics(found, attributor(options).attribute, options.procRoot);
         if (result.podsDirFound === false && !toldNoPodsDir) {
           toldNoPodsDir = true;
           log(`no kubelet pod directory at ${options.podsDir}: pods are labelled by id only`);
         }
-        cached = { at: Date.now(), text: renderScanMetrics(result, scans) };
+        cached = { at: Date.now(), text: renderScanMetrics(result, scans, stuck) };
       }
       response.writeHead(200, { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8' }).end(cached.text);
     } catch (error) {

@@ -100,7 +100,8 @@ describe('the main child exits', () => {
 test('the grace period ends: kill survivors, repeat, and leave at the backstop', () => {
   const lifecycle = running();
   lifecycle.step({ kind: 'stop-signal' });
-  expect(kinds(lifecycle.step({ kind: 'grace-over' }))).toEqual(['kill-survivors', 'start-timer:kill-repeat', 'start-timer:backstop']);
+  expect(kinds(lifecycle.step({ kind: 'grace-over' }))).toEqual(['kill-survivors', 'start-timer:kill-repeat', 'start-timer:kill-check', 'start-timer:backstop']);
+  expect(kinds(lifecycle.step({ kind: 'kill-check' }))).toEqual(['report-unkillable']);
   expect(lifecycle.phase).toBe('killing');
   expect(kinds(lifecycle.step({ kind: 'backstop' }))).toEqual(['log', 'finish']);
 });

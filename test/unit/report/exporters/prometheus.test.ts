@@ -11,7 +11,7 @@ const fresh: StatsSnapshot = {
   mainChild: { pid: 7, command: 'node server.js', state: 'running' },
   reaped: 0, orphansReaped: 0, orphansByCommand: {}, orphansUnnamed: 0,
   signals: { received: {}, forwarded: {}, dropped: {} }, zombies: [], zombieCount: 0,
-  procfs: 'own', tasks: 7, oomKills: 0, logLinesDropped: 0, survivorsKilled: 0,
+  procfs: 'own', tasks: 7, oomKills: 0, logLinesDropped: 0, survivorsKilled: 0, unkillable: [], unkillableCount: 0,
   budget: { pids: { current: 12, max: 100, version: 1 }, outsiders: { count: 0, shown: [] } },
   health: { readyWhen: 'started', ready: true, reason: 'ready', notifications: { accepted: 0, malformed: 0, oversized: 0, foreign: 0, descriptors: 0 } },
 };
@@ -28,6 +28,10 @@ test('a fresh sexton: lint-clean, build info, and every labelled counter present
   }
   expect(sample(text, 'sexton_reaped_total{kind="orphan"}')).toBe(0);
   expect(sample(text, 'sexton_unnamed_orphans_reaped_total')).toBe(0);
+  expect(sample(text, 'sexton_unkillable_processes')).toBe(0);
+  expect(sample(text, 'sexton_pids_current')).toBe(12);
+  expect(sample(text, 'sexton_pids_max')).toBe(100);
+  expect(renderMetrics({ ...fresh, budget: { ...fresh.budget, pids: { current: 9, max: null, version: 1 } } })).not.toMatch(/^sexton_pids_max/m);
 });
 
 test('a busy sexton: counts by command and signal, odd names escaped, still lint-clean', async () => {
