@@ -45,3 +45,23 @@ test('test/unit mirrors src/: each folder of unit tests is a folder of src, each
   const loose = entries.filter((e) => e.isFile() && e.parentPath === unit).map((e) => e.name);
   expect(loose).toEqual(['architecture-map.test.ts']);  // of the repository, not of a folder of src
 });
+
+/** The layers from the floor up; a folder imports only those below it. Rooms sit on report. */
+const LAYERS = ['platform', 'config', 'report', 'init', 'personalities', 'boot'];
+const ROOMS = ['harness', 'scan', 'probe'];
+const rank = (folder: string) => (ROOMS.includes(folder) ? LAYERS.indexOf('report') + 0.5 : LAYERS.indexOf(folder));
+
+test('imports run downward: no folder of src imports a layer above it, so none imports another in a circle', () => {
+  const upward: string[] = [];
+  for (const file of filesUnder('src').filter((f) => f.endsWith('.ts') && f.split(path.sep).length > 2)) {
+    const from = file.split(path.sep)[1];
+    expect(rank(from), `${from}/ is on no floor of LAYERS or ROOMS`).toBeGreaterThanOrEqual(0);
+    const text = readFileSync(path.join(root, file), 'utf8');
+    for (const [, spec] of text.matchAll(/(?:from |require\(|import\(|^import )'(\.[^']+)'/gm)) {
+      const target = path.relative(path.join(root, 'src'), path.resolve(path.dirname(path.join(root, file)), spec)).split(path.sep);
+      if (target.length < 2 || target[0] === from) continue;
+      if (rank(target[0]) >= rank(from)) upward.push(`${file} imports ${spec}`);
+    }
+  }
+  expect(upward).toEqual([]);
+});
