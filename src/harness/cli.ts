@@ -13,7 +13,8 @@ Runs WORKLOAD as PID 1 of a fresh PID namespace under the init, watches its zomb
 Workloads:
   orphans         the app keeps running while it makes N orphans that exit (N=200)
   zombie-pod      10 parents zombie-1..zombie-10 each hold a zombie they never wait for
-  pid-exhaustion  under a pids cgroup limit (200), fork orphans for N seconds (3); counts EAGAIN
+  pid-exhaustion  under a pids cgroup limit (200), fork orphans for N s (3) and until
+                  a fork fails or 400 were made (at most 20 s); counts EAGAIN
   storm           N orphans as fast as possible (2000): peak, zombies 100 ms after, drain time
 
 Exit status, and the JSON's "verdict":
