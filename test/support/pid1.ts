@@ -67,17 +67,20 @@ export function asPid1(argv: string[]): string[] {
 
 /**
  * Waits until PID 1 has left asPid1's shell for its command: until then its only child may be
- * the shell's `mount`, and a signal would reach the shell.
+ * the shell's `mount`, and a signal would reach the shell (which drops it, as a namespace's
+ * PID 1 without a handler). Just after unshare's fork, PID 1 is still unshare, before the shell:
+ * that is not the command either (a test that took it for one signalled the shell, 1 run in 10).
  */
 export async function untilExecuted(pid1: number): Promise<void> {
-  const wrapped = () => {
+  const running = () => {
     try {
-      return readFileSync(`/proc/${pid1}/cmdline`, 'utf8').includes(PRIVATE_RUN);
+      const cmdline = readFileSync(`/proc/${pid1}/cmdline`, 'utf8');
+      return cmdline !== '' && !cmdline.includes(PRIVATE_RUN) && !cmdline.startsWith('unshare\0');
     } catch {
-      return false;  // gone already: a command over at once
+      return true;  // gone already: a command over at once
     }
   };
-  await until(() => !wrapped(), 10_000, 'PID 1 to exec its command');
+  await until(running, 10_000, 'PID 1 to exec its command');
 }
 
 /**
