@@ -17,6 +17,7 @@
 #include "signals.h"
 #include "spawn.h"
 #include "state.h"
+#include "tcp_sockets.h"
 #include "terminal.h"
 
 namespace sexton {
@@ -272,6 +273,36 @@ Napi::Value PeerCredentialsOf(const Napi::CallbackInfo& info) {
   return out;
 }
 
+// The TCP sockets of sexton's network namespace: {truncated, fields: Float64Array} with
+// kTcpSocketFields numbers per socket, or the errno. limit: a whole number from 1 to
+// kTcpSocketLimit, else EINVAL (the typed boundary checks it too).
+constexpr int kTcpSocketFields = 5;
+constexpr double kTcpSocketLimit = 1 << 20;
+
+Napi::Value TcpSockets(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!info[0].IsNumber()) return Napi::Number::New(env, EINVAL);
+  double limit = info[0].As<Napi::Number>().DoubleValue();
+  if (!(limit >= 1 && limit <= kTcpSocketLimit) || limit != static_cast<double>(static_cast<int64_t>(limit))) return Napi::Number::New(env, EINVAL);
+  std::vector<TcpSocket> sockets;
+  bool truncated = false;
+  int rc = tcp_sockets(static_cast<size_t>(limit), &sockets, &truncated);
+  if (rc != 0) return Napi::Number::New(env, rc);
+  Napi::Float64Array fields = Napi::Float64Array::New(env, sockets.size() * kTcpSocketFields);
+  for (size_t i = 0; i < sockets.size(); i++) {
+    double* row = fields.Data() + i * kTcpSocketFields;
+    row[0] = sockets[i].state;
+    row[1] = sockets[i].local_port;
+    row[2] = static_cast<double>(sockets[i].cookie);
+    row[3] = static_cast<double>(sockets[i].bytes_received);
+    row[4] = sockets[i].queued;
+  }
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("truncated", truncated);
+  out.Set("fields", fields);
+  return out;
+}
+
 }  // namespace
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
@@ -304,6 +335,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("detachControllingTerminal", Napi::Function::New(env, DetachControllingTerminal));
   exports.Set("setStopSelfAfter", Napi::Function::New(env, SetStopSelfAfter));
   exports.Set("setReportOrphans", Napi::Function::New(env, SetReportOrphans));
+  exports.Set("tcpSockets", Napi::Function::New(env, TcpSockets));
   exports.Set("errorText", Napi::Function::New(env, ErrorText));
   return exports;
 }

@@ -19,6 +19,7 @@ import { MainExit, ReapStats, StatsSnapshot, summarize, toReapStats } from '../r
 import { exitStatus, leaks } from './exit-status';
 import { Exporters } from '../report/exporters';
 import type { SupervisorHooks } from './supervisor-hooks';
+import { TrafficDrain } from './drain';
 
 const { SIGKILL } = constants.signals;
 const { ESRCH } = constants.errno;
@@ -44,6 +45,8 @@ export class Supervisor {
   private readonly memory: MemoryGuard;
   private readonly startedAt = Date.now();
   private readonly exporters: Exporters;
+  /** With --drain-quiet: watches the traffic during a drain. */
+  private readonly drain?: TrafficDrain;
 
   constructor(
     private readonly options: Options,
@@ -53,10 +56,14 @@ export class Supervisor {
   ) {
     this.tree = new ProcessTree(native, this.isInit, this.procTrusted);
     this.lifecycle = new Lifecycle({
-      drainDelay: options.drainDelay, grace: options.grace, stopSignalName: signalName(options.stopSignal), isInit: this.isInit,
+      drainDelay: options.drainDelay, drainQuiet: options.drainQuiet, grace: options.grace, stopSignalName: signalName(options.stopSignal), isInit: this.isInit,
     });
     this.memory = new MemoryGuard(native, log, options.childOomScoreAdj);
     this.exporters = new Exporters(options, () => this.snapshot(), log, native);
+    if (options.drainQuiet > 0) {
+      const drain = { quietSeconds: options.drainQuiet, capSeconds: options.drainDelay, ownPorts: options.metrics ? [options.metrics.port] : [] };
+      this.drain = new TrafficDrain(drain, native, log, () => this.guarded(() => this.step({ kind: 'traffic-quiet' })));
+    }
   }
 
   /** Counts so far: reaped processes, orphans, signals by name. */
@@ -80,6 +87,7 @@ export class Supervisor {
       oomKills: this.memory.oomKills(),
       logLinesDropped: this.log.droppedLines,
       survivorsKilled: this.survivorsKilled,
+      drain: this.drain?.report() ?? null,
     });
   }
 
@@ -225,6 +233,10 @@ export class Supervisor {
       case 'kill-survivors':
         this.survivorsKilled += this.tree.reportSurvivors(this.log);
         return this.tree.killAll();
+      case 'watch-traffic':
+        return this.drain?.start();
+      case 'end-drain':
+        return this.drain?.forwarded(action.by);
       case 'start-timer':
         return this.startTimer(action.timer, action.seconds);
       case 'cancel-timer':
@@ -267,6 +279,7 @@ export class Supervisor {
     const stats = this.stats();
     const leaked = leaks(stats.orphansReaped, this.heldZombies);
     const { code, strictFailure } = exitStatus(this.mainExit, this.options, leaked);
+    this.drain?.finish();
     if (strictFailure) this.log.error(`strict: ${leaked.join('; ')}`);
     const noteworthy = this.lifecycle.shuttingDown || this.survivorsKilled > 0 || (stats.orphansReaped > 0 && !this.hooks.mainExited);
     const killed = this.survivorsKilled ? `; killed ${this.survivorsKilled} survivor(s)` : '';

@@ -115,8 +115,43 @@ export interface Native {
   setReportOrphans(on: boolean): void;
   /** strerror(errno). */
   errorText(errno: number): string;
+  /**
+   * The TCP sockets of sexton's network namespace (inet_diag), at most `limit`: TCP_SOCKET_FIELDS
+   * numbers each, or the errno. Call it through tcpSockets() below, which checks the limit.
+   */
+  tcpSockets(limit: number): { truncated: boolean; fields: Float64Array } | number;
   /** SO_PEERCRED of a connected Unix socket's fd (pid in our PID namespace, 0 if not visible there), or the errno. */
   peerCredentials(fd: number): PeerCredentials | number;
+}
+
+/** One TCP socket of sexton's network namespace (native/tcp_sockets.h). */
+export interface TcpSocket {
+  /** The kernel's TCP state: 1 established, 10 listening, ... */
+  state: number;
+  localPort: number;
+  /** The kernel's id of the socket: a new connection has a new one. */
+  cookie: number;
+  /** Data bytes that arrived on it (tcpi_bytes_received), read by the app or not. */
+  bytesReceived: number;
+  /** For a listener: connections waiting to be accepted. */
+  queued: number;
+}
+
+export const TCP_LISTEN = 10;
+const TCP_SOCKET_FIELDS = 5;
+export const TCP_SOCKET_LIMIT = 2 ** 20;
+
+/** The namespace's TCP sockets (at most `limit`), or the errno of the dump. */
+export function tcpSockets(native: Pick<Native, 'tcpSockets'>, limit: number): { sockets: TcpSocket[]; truncated: boolean } | number {
+  if (!Number.isInteger(limit) || limit < 1 || limit > TCP_SOCKET_LIMIT) throw new RangeError(`tcpSockets: limit ${limit} is not a whole number from 1 to ${TCP_SOCKET_LIMIT}`);
+  const result = native.tcpSockets(limit);
+  if (typeof result === 'number') return result;
+  const sockets: TcpSocket[] = [];
+  const f = result.fields;
+  for (let i = 0; i + TCP_SOCKET_FIELDS <= f.length; i += TCP_SOCKET_FIELDS) {
+    sockets.push({ state: f[i], localPort: f[i + 1], cookie: f[i + 2], bytesReceived: f[i + 3], queued: f[i + 4] });
+  }
+  return { sockets, truncated: result.truncated };
 }
 
 export interface PeerCredentials {

@@ -1,7 +1,7 @@
 // The stats snapshot: everything sexton knows, in one object for status, metrics and the file.
 import { taskCount, ZombieGroup } from '../platform/procfs';
 import { signalName } from '../platform/signals';
-import type { MainExit, ReapStats, StatsSnapshot } from './stats';
+import type { DrainSnapshot, MainExit, ReapStats, StatsSnapshot } from './stats';
 import { VERSION } from '../config/version';
 
 export interface SnapshotInput {
@@ -17,6 +17,7 @@ export interface SnapshotInput {
   oomKills?: number;
   logLinesDropped: number;
   survivorsKilled: number;
+  drain?: DrainSnapshot | null;
 }
 
 export function buildSnapshot(i: SnapshotInput): StatsSnapshot {
@@ -41,5 +42,6 @@ export function buildSnapshot(i: SnapshotInput): StatsSnapshot {
     oomKills: i.oomKills ?? null,
     logLinesDropped: i.logLinesDropped,
     survivorsKilled: i.survivorsKilled,
+    drain: i.drain ?? null,
   };
 }

@@ -11,7 +11,7 @@ const fresh: StatsSnapshot = {
   mainChild: { pid: 7, command: 'node server.js', state: 'running' },
   reaped: 0, orphansReaped: 0, orphansByCommand: {}, orphansUnnamed: 0,
   signals: { received: {}, forwarded: {}, dropped: {} }, zombies: [], zombieCount: 0,
-  procfs: 'own', tasks: 7, oomKills: 0, logLinesDropped: 0, survivorsKilled: 0,
+  procfs: 'own', tasks: 7, oomKills: 0, logLinesDropped: 0, survivorsKilled: 0, drain: null,
 };
 
 test('a fresh sexton: lint-clean, build info, and every labelled counter present at 0', async () => {

@@ -1,6 +1,7 @@
 // Prometheus text exposition of the stats snapshot, served over HTTP only when --metrics is set.
 import type { Logger } from '../../platform/log';
-import type { StatsSnapshot } from '../stats';
+import { countOwnConnections } from '../../platform/own-listeners';
+import type { DrainSnapshot, StatsSnapshot } from '../stats';
 import { ProcessMetrics, readProcessMetrics } from './process-metrics';
 
 function escapeLabel(value: string): string {
@@ -43,6 +44,19 @@ function processFamilies(p: ProcessMetrics): string[] {
   ];
 }
 
+/** With --drain-quiet, once a stop began: how long the drain waited, and what came after it. */
+function drainFamilies(d: DrainSnapshot | null): string[] {
+  if (!d) return [];
+  const seconds = (v: number | null): Sample[] => (v === null ? [] : [[{}, v]]);
+  return [
+    family('sexton_drain_waited_seconds', 'gauge', 'Seconds from the stop signal to its forward (absent until then).', seconds(d.waitedSeconds)),
+    family('sexton_drain_last_traffic_seconds', 'gauge', 'Seconds from the stop signal to the last traffic that reached the app before the forward (absent: none).', seconds(d.lastTrafficSeconds)),
+    family('sexton_drain_capped', 'gauge', '1 when the drain cap (--drain-delay) forwarded the stop signal, not quiet.', [[{}, d.endedBy === 'cap' ? 1 : 0]]),
+    family('sexton_drain_after_forward_total', 'counter', 'What reached the app after the stop signal was forwarded, by kind: connections, requests (a lower bound), resets sent.',
+      (['connections', 'requests', 'resets'] as const).map((kind) => [{ kind }, d.afterForward[kind]])),
+  ];
+}
+
 export function renderMetrics(s: StatsSnapshot, p: ProcessMetrics = readProcessMetrics()): string {
   const phases = ['starting', 'running', 'draining', 'stopping', 'killing'];
   return `${[
@@ -63,6 +77,7 @@ export function renderMetrics(s: StatsSnapshot, p: ProcessMetrics = readProcessM
     family('sexton_signals_received_total', 'counter', 'Signals sexton received, by name.', bySignal(s.signals.received)),
     family('sexton_signals_forwarded_total', 'counter', 'Signals delivered to the child, by name after rewrites.', bySignal(s.signals.forwarded)),
     family('sexton_signals_dropped_total', 'counter', 'Signals dropped by a rewrite to none, by name.', bySignal(s.signals.dropped)),
+    ...drainFamilies(s.drain),
     ...processFamilies(p),
   ].join('\n')}\n`;
 }
@@ -90,6 +105,7 @@ export function startMetricsServer(address: { host: string; port: number }, snap
       log.error(`metrics: ${(error as Error).message}`);
     }
   });
+  countOwnConnections(server);
   server.on('connection', (socket) => {
     const limit = setTimeout(() => socket.destroy(), CONNECTION_LIMIT_MS).unref();
     socket.on('close', () => clearTimeout(limit));
