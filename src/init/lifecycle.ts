@@ -121,7 +121,8 @@ export class Lifecycle {
       if (drainDelay === 0) return [...actions, ...this.startStopping()];  // the handler forwarded it
       this.phase = 'draining';
       const watch: Action[] = drainQuiet > 0 ? [{ kind: 'watch-traffic' }] : [];
-      return [...actions, { kind: 'start-timer', timer: 'drain', seconds: drainDelay }, ...watch];
+      // The watch first: its clock starts no later than the cap's.
+      return [...actions, ...watch, { kind: 'start-timer', timer: 'drain', seconds: drainDelay }];
     }
     if (this.phase === 'draining') {
       return [

@@ -106,7 +106,7 @@ describe('a drain that waits for quiet (--drain-quiet)', () => {
   test('the stop signal starts the cap and the traffic watch; quiet forwards it before the cap', () => {
     const lifecycle = quiet();
     const actions = lifecycle.step({ kind: 'stop-signal' });
-    expect(kinds(actions)).toEqual(['report-zombie-parents', 'log', 'start-timer:drain', 'watch-traffic']);
+    expect(kinds(actions)).toEqual(['report-zombie-parents', 'log', 'watch-traffic', 'start-timer:drain']);
     expect(actions).toContainEqual({ kind: 'start-timer', timer: 'drain', seconds: 10 });
     expect(actions).toContainEqual({ kind: 'log', level: 'warn', message: 'received TERM: stopping once no traffic reached the app for 2s (at most 10s), grace period 10s' });
     const forward = lifecycle.step({ kind: 'traffic-quiet' });
