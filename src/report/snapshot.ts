@@ -18,6 +18,7 @@ export interface SnapshotInput {
   oomKills?: number;
   logLinesDropped: number;
   survivorsKilled: number;
+  health: StatsSnapshot['health'];
 }
 
 export function buildSnapshot(i: SnapshotInput): StatsSnapshot {
@@ -42,5 +43,6 @@ export function buildSnapshot(i: SnapshotInput): StatsSnapshot {
     oomKills: i.oomKills ?? null,
     logLinesDropped: i.logLinesDropped,
     survivorsKilled: i.survivorsKilled,
+    health: i.health,
   };
 }
