@@ -9,6 +9,7 @@
 #include "log_sink.h"
 #include "memory.h"
 #include "notifier.h"
+#include "notify_socket.h"
 #include "peer_credentials.h"
 #include "process_role.h"
 #include "reaped_commands.h"
@@ -64,7 +65,7 @@ Napi::Object to_js(Napi::Env env, const ReapEvent& e) {
 }
 
 Napi::Object to_js(Napi::Env env, const Notice& n) {
-  static const char* kinds[] = {"", "signal", "oom", "lost", "wake"};
+  static const char* kinds[] = {"", "signal", "oom", "lost", "wake", "notify"};
   Napi::Object out = Napi::Object::New(env);
   out.Set("kind", kinds[n.kind]);
   out.Set("signal", n.signal);
@@ -303,6 +304,38 @@ Napi::Value TcpSockets(const Napi::CallbackInfo& info) {
   return out;
 }
 
+Napi::Value OpenNotifySocket(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), open_notify_socket(bytes(info[0])));
+}
+
+// [{pid, uid, length, truncated, descriptors, text: Buffer}], or the errno of a failed receive.
+Napi::Value ReceiveNotifications(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  int error = 0;
+  std::vector<Datagram> datagrams = receive_notifications(info[0].As<Napi::Number>().Uint32Value(), &error);
+  if (datagrams.empty() && error != 0) return Napi::Number::New(env, error);
+  Napi::Array out = Napi::Array::New(env, datagrams.size());
+  for (size_t i = 0; i < datagrams.size(); i++) {
+    const Datagram& d = datagrams[i];
+    Napi::Object item = Napi::Object::New(env);
+    item.Set("pid", static_cast<double>(d.pid));
+    item.Set("uid", static_cast<double>(d.uid));
+    item.Set("length", static_cast<double>(d.length));
+    item.Set("truncated", d.truncated);
+    item.Set("descriptors", d.descriptors);
+    item.Set("text", Napi::Buffer<char>::Copy(env, d.text.data(), d.text.size()));
+    out.Set(static_cast<uint32_t>(i), item);
+  }
+  return out;
+}
+
+// How many times `signal` has arrived: the one counter a health probe reads, without stats()'s arrays.
+Napi::Value SignalsReceived(const Napi::CallbackInfo& info) {
+  int signal = info[0].As<Napi::Number>().Int32Value();
+  if (signal <= 0 || signal >= kMaxSignal) return Napi::Number::New(info.Env(), 0);
+  return Napi::Number::New(info.Env(), static_cast<double>(counters().received[signal].load()));
+}
+
 }  // namespace
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
@@ -337,6 +370,9 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("setReportOrphans", Napi::Function::New(env, SetReportOrphans));
   exports.Set("tcpSockets", Napi::Function::New(env, TcpSockets));
   exports.Set("errorText", Napi::Function::New(env, ErrorText));
+  exports.Set("openNotifySocket", Napi::Function::New(env, OpenNotifySocket));
+  exports.Set("receiveNotifications", Napi::Function::New(env, ReceiveNotifications));
+  exports.Set("signalsReceived", Napi::Function::New(env, SignalsReceived));
   return exports;
 }
 

@@ -28,11 +28,19 @@ struct Watched {
   std::atomic<int> kind{0};
 } watched;
 
+struct WatchedOnce {
+  std::atomic<int> fd{-1};
+  std::atomic<bool> armed{false};
+  std::atomic<int> kind{0};
+} once;
+
 void* notify_loop(void*) {
   unblock_forwarded_signals();  // the thread the signal handler runs on (signals.h)
   for (;;) {
-    pollfd fds[3] = {{notice_pipe[0], POLLIN, 0}, {lost_fd, POLLIN, 0}, {watched.fd.load(), watched.events.load(), 0}};
-    int n = poll(fds, fds[2].fd >= 0 ? 3 : 2, -1);
+    // poll skips a negative fd: a slot not in use, or the one-shot one until it is re-armed.
+    pollfd fds[4] = {{notice_pipe[0], POLLIN, 0}, {lost_fd, POLLIN, 0}, {watched.fd.load(), watched.events.load(), 0},
+                     {once.armed.load() ? once.fd.load() : -1, POLLIN, 0}};
+    int n = poll(fds, 4, -1);
     if (n < 0) continue;  // EINTR
     if (fds[0].revents & POLLIN) {
       Notice notice;
@@ -51,6 +59,10 @@ void* notify_loop(void*) {
                                                             : pread(fds[2].fd, buffer, sizeof buffer, 0);
       (void)ignored;
       (*listener)(Notice{static_cast<Notice::Kind>(watched.kind.load())});
+    }
+    if (fds[3].fd >= 0 && (fds[3].revents & (POLLIN | POLLERR))) {
+      once.armed.store(false);
+      (*listener)(Notice{static_cast<Notice::Kind>(once.kind.load())});
     }
   }
   return nullptr;
@@ -91,6 +103,17 @@ void watch_fd(int fd, short events, Rearm rearm, Notice::Kind kind) {
   watched.kind.store(kind);
   watched.fd.store(fd);
   post_notice(Notice{Notice::kWake});  // poll again with the new fd
+}
+
+void watch_readable_once(int fd, Notice::Kind kind) {
+  once.kind.store(kind);
+  once.fd.store(fd);
+  rearm_readable_once();
+}
+
+void rearm_readable_once() {
+  once.armed.store(true);
+  post_notice(Notice{Notice::kWake});  // poll again with the fd back in
 }
 
 }  // namespace sexton

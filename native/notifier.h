@@ -9,7 +9,7 @@
 namespace sexton {
 
 struct Notice {
-  enum Kind { kSignal = 1, kOom = 2, kLost = 3, kWake = 4 } kind;
+  enum Kind { kSignal = 1, kOom = 2, kLost = 3, kWake = 4, kNotify = 5 } kind;
   int signal = 0;  // kSignal: as received
   int action = 0;  // kSignal: kDrop, kNotifyOnly or the signal forwarded
   int sender = 0;  // kSignal: si_pid, 0 when sent from outside sexton's PID namespace
@@ -30,5 +30,10 @@ enum Rearm { kReadEventfd, kRereadFile };
 
 // Also poll `fd` (for `events`) and post a notice of `kind` each time it fires. One at most.
 void watch_fd(int fd, short events, Rearm rearm, Notice::Kind kind);
+
+// Also poll `fd` for input, once: when it is readable, post a notice of `kind` and stop watching
+// it until rearm_readable_once(), so that the JS thread, not this one, reads it (one at most).
+void watch_readable_once(int fd, Notice::Kind kind);
+void rearm_readable_once();
 
 }  // namespace sexton

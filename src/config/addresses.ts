@@ -9,13 +9,24 @@ import { statSync } from 'node:fs';
  * their own. `sexton status` computes the same name in its own PID namespace.
  */
 export function defaultSocketPaths(): string[] {
-  let namespace = 'unknown';
+  return [`@sexton-status.${pidNamespace()}`];
+}
+
+function pidNamespace(): string {
   try {
-    namespace = String(statSync('/proc/self/ns/pid').ino);
+    return String(statSync('/proc/self/ns/pid').ino);
   } catch {
-    // no /proc: every sexton here shares the name, and the peer check tells them apart
+    return 'unknown';  // no /proc: every sexton here shares the name, and the peer check tells them apart
   }
-  return [`@sexton-status.${namespace}`];
+}
+
+/**
+ * NOTIFY_SOCKET for --ready-when notify: abstract (no file, so a read-only root works), named
+ * after the PID namespace and sexton's pid there. A pod's containers share a network namespace,
+ * so a sibling container can send to it: the supervisor judges each sender.
+ */
+export function notifySocketAddress(): string {
+  return `@sexton-notify.${pidNamespace()}.${process.pid}`;
 }
 
 /** HOST:PORT, [IPv6]:PORT or :PORT (every address); undefined when it is none of them. */
@@ -23,4 +34,9 @@ export function parseHostPort(text: string): { host: string; port: number } | un
   const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(text.trim());
   if (!m || Number(m[3]) > 65535) return undefined;
   return { host: m[1] ?? (m[2] || '0.0.0.0'), port: Number(m[3]) };
+}
+
+/** Whether two listen addresses are one port (--health may share --metrics's). */
+export function sameAddress(a: { host: string; port: number }, b: { host: string; port: number }): boolean {
+  return a.host === b.host && a.port === b.port;
 }

@@ -32,6 +32,8 @@ export const OPTION_TABLE: readonly OptionSpec[] = [
   { long: 'strict', env: 'SEXTON_STRICT', envValue: '1', help: ['exit 70 if the child exited 0 but leaked', 'orphans or zombies (a CI check)'] },
   { long: 'status-socket', value: 'PATH', env: 'SEXTON_STATUS_SOCKET', help: ["where 'sexton status' asks; none = off", '(default on as PID 1: an abstract socket, @NAME)'] },
   { long: 'metrics', value: 'HOST:PORT', env: 'SEXTON_METRICS', help: ['serve Prometheus metrics (off); HOST is an', 'IP address or localhost'] },
+  { long: 'health', value: 'HOST:PORT', env: 'SEXTON_HEALTH', help: ['serve GET /livez and /readyz (off); may be', "--metrics's address (one port for both)"] },
+  { long: 'ready-when', value: 'WHEN', env: 'SEXTON_READY_WHEN', help: ['started (default) or notify: ready once the', 'app sends READY=1 to $NOTIFY_SOCKET'] },
   { long: 'stats-file', value: 'PATH', env: 'SEXTON_STATS_FILE', help: ['keep stats as JSON at PATH (off)'] },
   { long: 'log-format', value: 'FORMAT', env: 'SEXTON_LOG_FORMAT', help: ['text or json (one object per line)'] },
   { long: 'child-oom-score-adj', value: 'V', env: 'SEXTON_CHILD_OOM_SCORE_ADJ', help: ['auto, off or -1000..1000 (default auto: the', 'OOM killer picks an app process before sexton)'] },

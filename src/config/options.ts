@@ -38,6 +38,10 @@ export interface Options {
   statusSocket: string[];
   /** Serve Prometheus metrics on this address. */
   metrics?: { host: string; port: number };
+  /** Serve /livez and /readyz on this address (it may be the metrics one). */
+  health?: { host: string; port: number };
+  /** When the app counts as ready: once started, or once it sends READY=1 (sd_notify). */
+  readyWhen: 'started' | 'notify';
   statsFile?: string;
   logFormat: LogFormat;
   /** The oom_score_adj the child starts with. */
@@ -183,9 +187,9 @@ function parseOomPolicy(text: string): OomPolicy {
 }
 
 /** IP addresses and localhost only: as PID 1 sexton makes no DNS lookup (it would start threads). */
-function parseMetricsAddress(text: string): { host: string; port: number } {
+function parseListenAddress(option: string, text: string): { host: string; port: number } {
   const address = parseHostPort(text);
-  const shown = `metrics ${quote(text)}`;
+  const shown = `${option} ${quote(text)}`;
   if (!address) throw new UsageError(`${shown}: expected HOST:PORT, e.g. 0.0.0.0:19102 or [::]:19102`);
   if (address.host === 'localhost') return { ...address, host: '127.0.0.1' };
   // Node's own test: what it calls an IP it listens on without a lookup (net is loaded anyway
@@ -262,7 +266,11 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, isInit = false
   const socketText = last('status-socket');
   const statusSocket = socketText === undefined ? (isInit ? defaultSocketPaths() : []) : socketText === 'none' ? [] : [socketText];
   const metricsText = last('metrics');
-  const metrics = metricsText === undefined ? undefined : parseMetricsAddress(metricsText);
+  const metrics = metricsText === undefined ? undefined : parseListenAddress('metrics', metricsText);
+  const healthText = last('health');
+  const health = healthText === undefined ? undefined : parseListenAddress('health', healthText);
+  const readyWhen = (last('ready-when') ?? 'started').trim();
+  if (readyWhen !== 'started' && readyWhen !== 'notify') throw new UsageError(`ready-when ${quote(readyWhen)}: expected started or notify`);
   const statsFile = last('stats-file');
   const logFormat = (last('log-format') ?? 'text') as LogFormat;
   if (logFormat !== 'text' && logFormat !== 'json') throw new UsageError(`log-format ${quote(logFormat)}: expected text or json`);
@@ -273,6 +281,6 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, isInit = false
   if (command[0] === '') throw new UsageError("the command is an empty word ('')");
   return { kind: 'run', options: {
     command, verbosity, subreaper, pgroup, rewrites, pdeathSignal, remapExit, stopSignal, drainDelay, drainQuiet, grace, strict,
-    statusSocket, metrics, statsFile, logFormat, childOomScoreAdj,
+    statusSocket, metrics, health, readyWhen, statsFile, logFormat, childOomScoreAdj,
   } };
 }

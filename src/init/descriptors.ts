@@ -4,6 +4,7 @@
 import { closeSync, openSync } from 'node:fs';
 import { StartError } from '../platform/native';
 import type { Options } from '../config/options';
+import { sameAddress } from '../config/addresses';
 
 /** Held for good: the notifier's pipe (2) and its lost-notice eventfd, the OOM eventfd, the log
  * sink, the child's pidfd. */
@@ -12,8 +13,10 @@ const HELD = 6;
 const PASSING = 2;
 
 /** Descriptors sexton needs beyond those open when it starts; a listener also answers one client. */
-export function descriptorsNeeded(options: Pick<Options, 'statusSocket' | 'metrics' | 'statsFile'>): number {
-  return HELD + PASSING + (options.statusSocket.length > 0 ? 2 : 0) + (options.metrics ? 2 : 0) + (options.statsFile ? 1 : 0);
+export function descriptorsNeeded(options: Pick<Options, 'statusSocket' | 'metrics' | 'health' | 'readyWhen' | 'statsFile'>): number {
+  const sharedPort = options.health && options.metrics && sameAddress(options.health, options.metrics);
+  return HELD + PASSING + (options.statusSocket.length > 0 ? 2 : 0) + (options.metrics ? 2 : 0) + (options.health && !sharedPort ? 2 : 0) +
+    (options.readyWhen === 'notify' ? 1 : 0) + (options.statsFile ? 1 : 0);
 }
 
 /** Throws a StartError when fewer than `needed` more descriptors can be opened. */

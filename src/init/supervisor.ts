@@ -20,10 +20,16 @@ import { exitStatus, leaks } from './exit-status';
 import { Exporters } from '../report/exporters';
 import type { SupervisorHooks } from './supervisor-hooks';
 import { TrafficDrain } from './drain';
+import { Readiness } from './readiness';
+import { DATAGRAMS_PER_TURN, Notifications } from './notifications';
+import { notifySocketAddress } from '../config/addresses';
 
 const { SIGKILL } = constants.signals;
 const { ESRCH } = constants.errno;
-/** How long after the child's start the status socket, metrics and stats file come up. */
+/**
+ * How long after the child's start metrics, /livez, /readyz and the stats file come up: loading
+ * node:http costs PID 1 ~17 ms of CPU (measured), which a command over within moments never needs.
+ */
 const EXPORTERS_DELAY_MS = 100;
 
 export class Supervisor {
@@ -47,6 +53,8 @@ export class Supervisor {
   private readonly exporters: Exporters;
   /** With --drain-quiet: watches the traffic during a drain. */
   private readonly drain?: TrafficDrain;
+  private readonly readiness: Readiness;
+  private readonly notifications: Notifications;
 
   constructor(
     private readonly options: Options,
@@ -59,9 +67,16 @@ export class Supervisor {
       drainDelay: options.drainDelay, drainQuiet: options.drainQuiet, grace: options.grace, stopSignalName: signalName(options.stopSignal), isInit: this.isInit,
     });
     this.memory = new MemoryGuard(native, log, options.childOomScoreAdj);
-    this.exporters = new Exporters(options, () => this.snapshot(), log, native);
+    // The handler's counter, read by every /readyz: readiness drops the instant the stop signal
+    // arrives, before JS hears of it and whatever the drain delay.
+    const stop = options.stopSignal;
+    this.readiness = new Readiness(options.readyWhen, stop > 0 ? () => native.signalsReceived(stop) : () => 0);
+    this.notifications = new Notifications(this.readiness, log, this.procTrusted);
+    this.exporters = new Exporters(options, () => this.snapshot(), log, native, () => this.readiness.state());
     if (options.drainQuiet > 0) {
-      const drain = { quietSeconds: options.drainQuiet, capSeconds: options.drainDelay, ownPorts: options.metrics ? [options.metrics.port] : [] };
+      // Probes of /readyz and scrapes of /metrics are sexton's own traffic, not the app's.
+      const ownPorts = [options.metrics?.port, options.health?.port].filter((port): port is number => port !== undefined);
+      const drain = { quietSeconds: options.drainQuiet, capSeconds: options.drainDelay, ownPorts };
       this.drain = new TrafficDrain(drain, native, log, () => this.guarded(() => this.step({ kind: 'traffic-quiet' })));
     }
   }
@@ -88,6 +103,7 @@ export class Supervisor {
       logLinesDropped: this.log.droppedLines,
       survivorsKilled: this.survivorsKilled,
       drain: this.drain?.report() ?? null,
+      health: { readyWhen: this.readiness.readyWhen, ...this.readiness.state(), notifications: { ...this.readiness.counts } },
     });
   }
 
@@ -106,6 +122,7 @@ export class Supervisor {
       this.log.warn(`not PID 1 and not a subreaper: zombie reaping won't work for orphans of the child (pid ${process.ppid}'s init reaps them, not sexton)`);
     }
     this.memory.watch();
+    if (options.readyWhen === 'notify') this.openNotifySocket();
 
     const [command] = options.command;
     const argv = rawArguments(options.command, this.procTrusted);
@@ -120,10 +137,14 @@ export class Supervisor {
     // The child runs. From here on the init may no longer bail: no error ends sexton, every one is
     // a line in the log, and the only ways out are the child's exit and the stop sequence.
     this.step({ kind: 'started' });
+    this.readiness.started();
     this.log.info(`started ${quote(options.command.join(' '))} as pid ${result.pid}`);
     listenOnlyForPolicy(native, options);
     this.catchUpOnStopSignals();  // one that came during start-up
-    setTimeout(() => this.startExporters(), EXPORTERS_DELAY_MS);  // see exporters/index.ts
+    // The status socket now (binding a Unix socket costs ~0.5 ms; `sexton status` run at once
+    // used to find nobody 8 times in 9), the rest once the child is on its way (see exporters/index.ts).
+    const statusSocket = this.exporters.startStatusSocket();
+    setTimeout(() => this.startExporters(statusSocket), EXPORTERS_DELAY_MS);
   }
 
   /** Node swallows an exception thrown in an addon's callback (a deprecation warning, once). */
@@ -135,11 +156,26 @@ export class Supervisor {
     }
   }
 
+  /** NOTIFY_SOCKET in the environment the child inherits; before the spawn, so a failure is a StartError. */
+  private openNotifySocket(): void {
+    const address = notifySocketAddress();
+    const errno = this.native.openNotifySocket(address);
+    if (errno !== 0) throw new StartError(`cannot open the sd_notify socket ${address} (${errnoName(errno)})`);
+    if (process.env.NOTIFY_SOCKET) this.log.debug(`NOTIFY_SOCKET ${quote(process.env.NOTIFY_SOCKET)} is replaced by sexton's own for the child`);
+    process.env.NOTIFY_SOCKET = address;
+  }
+
+  private receiveNotifications(): void {
+    const datagrams = this.native.receiveNotifications(DATAGRAMS_PER_TURN);
+    if (typeof datagrams === 'number') this.log.error(`sd_notify: receive failed (${errnoName(datagrams)})`);
+    else this.notifications.receive(datagrams, this.mainPid);
+  }
+
   private startThread(name: string, errno: number): void {
     if (errno !== 0) throw new StartError(`cannot start its ${name} thread (${errnoName(errno)}${errno === constants.errno.EAGAIN ? ': the pids limit or RLIMIT_NPROC leaves no room' : ''})`);
   }
 
-  private startExporters(): void {
+  private startExporters(statusSocket: Promise<void>): void {
     // Zombies of live parents change without any counter moving: the key scans /proc too. An
     // OOM kill of a grandchild moves no counter of sexton's either.
     const listening = this.exporters.start(() => {
@@ -156,11 +192,12 @@ export class Supervisor {
     // idle), not at the spawn (a command over at once never pays its 3 ms). The child's
     // oom_score_adj, set at the spawn, is what protects sexton before this.
     const release = () => setImmediate(() => this.memory.releaseNow());
-    void listening.then(release, release);
+    void Promise.all([listening, statusSocket]).then(release, release);
   }
 
   private onNotice(notice: Notice): void {
     if (notice.kind === 'oom') this.memory.onOomKill();
+    else if (notice.kind === 'notify') this.receiveNotifications();
     else if (notice.kind === 'lost') this.catchUpOnStopSignals();  // JS fell behind a flood
     else this.onSignal(notice);
   }
@@ -170,7 +207,7 @@ export class Supervisor {
     if (notice.action > 0) {
       const as = notice.action === notice.signal ? '' : ` as ${signalName(notice.action)}`;
       if (notice.errno === 0) this.log.debug(`forwarded ${name}${as} to ${this.target()}`);
-      else if (notice.errno === NO_CHILD_YET) this.log.debug(`${name} arrived with no child to forward it to${this.mainPid === 0 ? ': it goes out once the child runs' : ''}`);
+      else if (notice.errno === NO_CHILD_YET) this.log.debug(`${name} arrived with no child to forward it to (a child about to start gets it once it runs)`);
       else if (notice.errno !== ESRCH) this.log.warn(`could not forward ${name}${as} to ${this.target()}: ${errnoName(notice.errno)}`);
     } else if (notice.action === 0) {
       this.log.debug(`dropped ${name}`);
@@ -263,6 +300,7 @@ export class Supervisor {
     if (event.kind === 'no-children') return this.step({ kind: 'no-children' });
     this.catchUpOnStopSignals();  // a stop signal that killed it comes first, even if heard later
     this.mainExit = { exitCode: event.exitCode, signal: event.signal };
+    this.readiness.mainExited();
     const how = event.signal ? `was killed by ${signalName(event.signal)}` : `exited with code ${event.exitCode}`;
     const oom = event.signal === SIGKILL && (this.memory.oomKills() ?? 0) > 0;
     if (oom) this.log.warn(`main child (pid ${event.pid}) was killed by SIGKILL after an OOM kill in sexton's memory cgroup: most likely the OOM killer`);

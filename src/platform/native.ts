@@ -31,7 +31,8 @@ export type ChildSession = (typeof CHILD_SESSION)[keyof typeof CHILD_SESSION];
  * counters still hold every signal).
  */
 export interface Notice {
-  kind: 'signal' | 'oom' | 'lost';
+  /** notify: the sd_notify socket has datagrams waiting (receiveNotifications reads them). */
+  kind: 'signal' | 'oom' | 'lost' | 'notify';
   /** The signal sexton received. */
   signal: number;
   /** DROP, NOTIFY_ONLY, or the signal number that was forwarded. */
@@ -122,6 +123,15 @@ export interface Native {
   tcpSockets(limit: number): { truncated: boolean; fields: Float64Array } | number;
   /** SO_PEERCRED of a connected Unix socket's fd (pid in our PID namespace, 0 if not visible there), or the errno. */
   peerCredentials(fd: number): PeerCredentials | number;
+  /**
+   * Binds the sd_notify datagram socket at `address` ('@name' abstract, else a path) and has the
+   * notifier thread post a 'notify' notice when datagrams wait; 0 or the errno. Once only.
+   */
+  openNotifySocket(address: string): number;
+  /** Up to `max` waiting datagrams, never blocking; then the socket is watched again. Or the errno. */
+  receiveNotifications(max: number): Datagram[] | number;
+  /** How many times `signal` has arrived (the handler's counter). */
+  signalsReceived(signal: number): number;
 }
 
 /** One TCP socket of sexton's network namespace (native/tcp_sockets.h). */
@@ -153,6 +163,24 @@ export function tcpSockets(native: Pick<Native, 'tcpSockets'>, limit: number): {
   }
   return { sockets, truncated: result.truncated };
 }
+/** One sd_notify datagram as received (native/notify_socket.h). */
+export interface Datagram {
+  /** The sender in sexton's PID namespace; 0 when it is not visible there (another container). */
+  pid: number;
+  uid: number;
+  /** Its real length, even when cut. */
+  length: number;
+  /** Longer than NOTIFY_MAX_BYTES: text is empty and the datagram must be ignored. */
+  truncated: boolean;
+  /** Descriptors it carried, closed on arrival. */
+  descriptors: number;
+  text: Buffer;
+}
+
+/** The longest notification read (systemd's own limit); longer ones are counted and ignored. */
+export const NOTIFY_MAX_BYTES = 4096;
+/** sun_path holds 108 bytes, the terminating NUL of a path included. */
+const UNIX_PATH_MAX = 107;
 
 export interface PeerCredentials {
   pid: number;
@@ -186,6 +214,29 @@ function addonCandidates(errors: string[]): string[] {
   }
 }
 
+/** The calls whose arguments come from the user, or whose misuse C++ would not catch, checked here. */
+function withArgumentChecks(addon: Native): Native {
+  const { openNotifySocket, receiveNotifications, signalsReceived } = addon;
+  return Object.assign(Object.create(addon) as Native, {
+    openNotifySocket(address: string): number {
+      if (typeof address !== 'string') throw new TypeError('openNotifySocket: the address must be a string');
+      const name = address.startsWith('@') ? `\0${address.slice(1)}` : address;
+      if (name.length < 2 || Buffer.byteLength(name) > UNIX_PATH_MAX || name.indexOf('\0', 1) >= 0) {
+        throw new RangeError(`openNotifySocket: ${JSON.stringify(address)} is not a Unix socket address (1 to ${UNIX_PATH_MAX} bytes, no NUL)`);
+      }
+      return openNotifySocket.call(addon, name);
+    },
+    receiveNotifications(max: number): Datagram[] | number {
+      if (!Number.isInteger(max) || max < 1 || max > 1024) throw new RangeError('receiveNotifications: max must be a whole number from 1 to 1024');
+      return receiveNotifications.call(addon, max);
+    },
+    signalsReceived(signal: number): number {
+      if (!Number.isInteger(signal) || signal < 1 || signal > 64) throw new RangeError('signalsReceived: not a signal number');
+      return signalsReceived.call(addon, signal);
+    },
+  });
+}
+
 /** The addon is not there or does not load: sexton cannot run at all. */
 export class AddonLoadError extends Error {}
 
@@ -200,7 +251,7 @@ export function loadNative(): Native {
   const errors: string[] = [];
   for (const candidate of addonCandidates(errors)) {
     try {
-      loaded = require(candidate) as Native;
+      loaded = withArgumentChecks(require(candidate) as Native);
       return loaded;
     } catch (error) {
       errors.push(`${candidate}: ${(error as Error).message.split('\n')[0]}`);

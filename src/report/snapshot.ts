@@ -18,6 +18,7 @@ export interface SnapshotInput {
   logLinesDropped: number;
   survivorsKilled: number;
   drain?: DrainSnapshot | null;
+  health: StatsSnapshot['health'];
 }
 
 export function buildSnapshot(i: SnapshotInput): StatsSnapshot {
@@ -43,5 +44,6 @@ export function buildSnapshot(i: SnapshotInput): StatsSnapshot {
     logLinesDropped: i.logLinesDropped,
     survivorsKilled: i.survivorsKilled,
     drain: i.drain ?? null,
+    health: i.health,
   };
 }

@@ -52,6 +52,13 @@ export interface StatsSnapshot extends ReapStats {
   survivorsKilled: number;
   /** With --drain-quiet, once a stop began: how the drain went. */
   drain: DrainSnapshot | null;
+  /** What /readyz answers, and the app's sd_notify datagrams by fate. */
+  health: {
+    readyWhen: 'started' | 'notify';
+    ready: boolean;
+    reason: string;
+    notifications: { accepted: number; malformed: number; oversized: number; foreign: number; descriptors: number };
+  };
 }
 
 /** What reached the app, from the network namespace's counters. */
@@ -134,6 +141,12 @@ export function summarize(stats: ReapStats): string {
   return `reaped ${stats.reaped} (${orphans}); forwarded ${describeCounts(stats.signals.forwarded)}${dropped}`;
 }
 
+function describeNotifications(n: StatsSnapshot['health']['notifications']): string {
+  const ignored = (['malformed', 'oversized', 'foreign'] as const).filter((k) => n[k] > 0).map((k) => `${n[k]} ${k}`);
+  const fds = n.descriptors > 0 ? `; ${n.descriptors} carried descriptors (closed)` : '';
+  return `${n.accepted} accepted${ignored.length ? `, ignored ${ignored.join(', ')}` : ''}${fds}`;
+}
+
 /** The table `sexton status` prints. */
 export function formatStatus(s: StatsSnapshot): string {
   const child = s.mainChild.state === 'running'
@@ -153,6 +166,8 @@ export function formatStatus(s: StatsSnapshot): string {
     ['OOM kills', s.oomKills === null ? 'unknown (memory cgroup not readable)' : String(s.oomKills)],
     ['log lines dropped', String(s.logLinesDropped)],
     ...(s.drain ? [['drain', formatDrain(s.drain)] as [string, string]] : []),
+    ['ready', `${s.health.ready ? 'yes' : 'no'}: ${s.health.reason} (--ready-when ${s.health.readyWhen})`],
+    ...(s.health.readyWhen === 'notify' ? [['sd_notify datagrams', describeNotifications(s.health.notifications)] as [string, string]] : []),
   ];
   const width = Math.max(...rows.map(([k]) => k.length));
   const lines = rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`);

@@ -12,6 +12,7 @@ const fresh: StatsSnapshot = {
   reaped: 0, orphansReaped: 0, orphansByCommand: {}, orphansUnnamed: 0,
   signals: { received: {}, forwarded: {}, dropped: {} }, zombies: [], zombieCount: 0,
   procfs: 'own', tasks: 7, oomKills: 0, logLinesDropped: 0, survivorsKilled: 0, drain: null,
+  health: { readyWhen: 'started', ready: true, reason: 'ready', notifications: { accepted: 0, malformed: 0, oversized: 0, foreign: 0, descriptors: 0 } },
 };
 
 test('a fresh sexton: lint-clean, build info, and every labelled counter present at 0', async () => {

@@ -1,6 +1,5 @@
 // Prometheus text exposition of the stats snapshot, served over HTTP only when --metrics is set.
-import type { Logger } from '../../platform/log';
-import { countOwnConnections } from '../../platform/own-listeners';
+import type { Routes } from './http-endpoint';
 import type { DrainSnapshot, StatsSnapshot } from '../stats';
 import { ProcessMetrics, readProcessMetrics } from './process-metrics';
 
@@ -78,39 +77,16 @@ export function renderMetrics(s: StatsSnapshot, p: ProcessMetrics = readProcessM
     family('sexton_signals_forwarded_total', 'counter', 'Signals delivered to the child, by name after rewrites.', bySignal(s.signals.forwarded)),
     family('sexton_signals_dropped_total', 'counter', 'Signals dropped by a rewrite to none, by name.', bySignal(s.signals.dropped)),
     ...drainFamilies(s.drain),
+    family('sexton_ready', 'gauge', 'What GET /readyz answers: 1 ready, 0 not (stopping, starting, or waiting for READY=1).', [[{}, s.health.ready ? 1 : 0]]),
+    family('sexton_notify_datagrams_total', 'counter',
+      'sd_notify datagrams from the app (--ready-when notify), by fate: accepted, or ignored as malformed, oversized or foreign.',
+      (['accepted', 'malformed', 'oversized', 'foreign'] as const).map((fate) => [{ fate }, s.health.notifications[fate]])),
     ...processFamilies(p),
   ].join('\n')}\n`;
 }
 
-/** How long one connection may stay open: a scrape takes milliseconds, Prometheus gives up at 10 s. */
-export const CONNECTION_LIMIT_MS = 10_000;
-/** setInterval's largest delay (a larger one means 1 ms): Node's connection checker, never run. */
-const NEVER_MS = 2 ** 31 - 1;
-
-export function startMetricsServer(address: { host: string; port: number }, snapshot: () => StatsSnapshot, log: Logger): void {
-  const http = require('node:http') as typeof import('node:http');
-  // Node checks request and header timeouts on an interval timer that woke sexton every 30 s
-  // with nobody connected (issue 16). A timer per connection does that job here instead, and
-  // exists only while the connection does: an idle sexton never wakes.
-  const server = http.createServer({ connectionsCheckingInterval: NEVER_MS }, (request, response) => {
-    response.on('error', () => undefined);
-    if (request.url !== '/metrics' && request.url !== '/') {
-      response.writeHead(404).end('sexton serves /metrics\n');
-      return;
-    }
-    try {
-      response.writeHead(200, { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8' }).end(renderMetrics(snapshot()));
-    } catch (error) {
-      response.writeHead(500).end();
-      log.error(`metrics: ${(error as Error).message}`);
-    }
-  });
-  countOwnConnections(server);
-  server.on('connection', (socket) => {
-    const limit = setTimeout(() => socket.destroy(), CONNECTION_LIMIT_MS).unref();
-    socket.on('close', () => clearTimeout(limit));
-  });
-  server.on('error', (error) => log.error(`metrics: cannot serve on ${address.host}:${address.port}: ${error.message}`));
-  server.listen(address.port, address.host, () => log.info(`metrics on http://${address.host}:${address.port}/metrics`));
-  server.unref();
+/** /metrics (and / for a bare scrape config). */
+export function metricsRoutes(snapshot: () => StatsSnapshot): Routes {
+  const scrape = () => ({ status: 200, body: renderMetrics(snapshot()), contentType: 'text/plain; version=0.0.4; charset=utf-8' });
+  return new Map([['/metrics', scrape], ['/', scrape]]);
 }

@@ -1,0 +1,64 @@
+// The app's sd_notify datagrams, judged and applied to readiness: who sent it (the main child's
+// tree, or a stranger sharing the pod's network namespace), whether it fits, what it says.
+import type { Datagram } from '../platform/native';
+import type { Logger } from '../platform/log';
+import { readProcess } from '../platform/procfs';
+import { quote } from '../config/quote';
+import { parseNotification, Rejection } from './sd-notify';
+import type { Readiness } from './readiness';
+
+/** Datagrams read per turn of the event loop; more wait for the next (the socket is level-triggered). */
+export const DATAGRAMS_PER_TURN = 64;
+/** How far up the parent chain a sender is followed to find the main child. */
+const MAX_DEPTH = 64;
+
+/**
+ * Whether pid is the main child or below it. A sender already gone (systemd-notify exits at once)
+ * was seen in sexton's PID namespace, so it is one of the container's: it passes.
+ */
+export function inMainTree(pid: number, mainPid: number, procTrusted: boolean, read = readProcess): boolean {
+  if (pid === mainPid) return true;
+  if (!procTrusted || pid <= 1) return false;
+  let at = read(pid);
+  if (!at) return true;
+  for (let depth = 0; at && depth < MAX_DEPTH; depth++) {
+    if (at.ppid === mainPid) return true;
+    if (at.ppid <= 1) return false;
+    at = read(at.ppid);
+  }
+  return false;
+}
+
+export class Notifications {
+  private readonly warned = new Set<Rejection | 'ready'>();
+
+  constructor(private readonly readiness: Readiness, private readonly log: Logger, private readonly procTrusted: boolean) {}
+
+  /** Judges and applies each datagram. */
+  receive(datagrams: Datagram[], mainPid: number): void {
+    for (const d of datagrams) {
+      const why = this.judge(d, mainPid);
+      if (typeof why === 'string') {
+        this.readiness.rejected(why);
+        const line = `sd_notify: ignored a ${why} datagram from ${d.pid === 0 ? 'outside the PID namespace' : `pid ${d.pid}`} (${d.length} bytes)`;
+        if (this.warned.has(why)) this.log.debug(line);
+        else this.log.warn(`${line}; more are counted, not logged`);
+        this.warned.add(why);
+        continue;
+      }
+      const wasReady = this.readiness.state().ready;
+      this.readiness.notified(why);
+      if (why.status !== undefined) this.log.debug(`sd_notify: STATUS=${quote(why.status)}`);
+      const ready = this.readiness.state().ready;
+      if (ready !== wasReady) this.log.info(ready ? 'the app is ready (READY=1)' : `the app is not ready: ${this.readiness.state().reason}`);
+    }
+  }
+
+  private judge(d: Datagram, mainPid: number) {
+    if (d.descriptors > 0) this.readiness.rejected('descriptors');  // closed; the text still counts
+    if (d.truncated) return 'oversized' as const;
+    if (d.pid === 0 || !inMainTree(d.pid, mainPid, this.procTrusted)) return 'foreign' as const;
+    const parsed = parseNotification(d.text);
+    return parsed === 'malformed' ? 'malformed' as const : parsed;
+  }
+}
