@@ -4,7 +4,6 @@
 // removed after. The load is bounded in rate, count and time.
 import { execa } from 'execa';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -74,7 +73,7 @@ export class Rig {
    */
   async startHaproxy(options: { pooled?: boolean; check?: { port: number } } = {}): Promise<void> {
     this.port = 20000 + Math.floor(Math.random() * 20000);
-    const check = options.check ? ` check port ${options.check.port} inter 100 fall 1 rise 2` : '';
+    const check = options.check ? ` check port ${options.check.port} inter 100 fall 2 rise 2` : '';
     const config = [
       'global',
       `  stats socket ${this.socket} mode 600 level admin`,
@@ -85,6 +84,7 @@ export class Rig {
       '  timeout connect 1s',
       '  timeout client 5s',
       '  timeout server 5s',
+      '  timeout check 1s',
       `frontend web`,
       `  bind 127.0.0.1:${this.port}`,
       '  default_backend pods',
@@ -118,6 +118,18 @@ export class Rig {
     });
   }
 
+  /** Waits until HAProxy's checks say every backend is up (checked backends start down). */
+  async untilUp(): Promise<void> {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const stat = await this.runtime('show stat');
+      const up = stat.split('\n').filter((line) => line.startsWith('pods,b') && line.split(',')[17] === 'UP').length;
+      if (up === this.pods.length) return;
+      if (Date.now() > deadline) throw new Error(`HAProxy's backends did not come up: ${stat}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
   /** Takes backend `i` out of rotation (kube-proxy after the endpoint's deletion). */
   async remove(i: number): Promise<void> {
     const answer = await this.runtime(`set server pods/b${i} state maint`);
@@ -142,49 +154,30 @@ export interface LoadResult {
   failed: number;
   /** Failures by what the client saw: an HTTP status or an error code. */
   failures: Record<string, number>;
-  /** ms since the load started, of each failed request's start. */
-  failedAt: number[];
+  /** The longest pause between two requests sent: the load's own hiccups on a busy machine. */
+  maxGapMs: number;
 }
 
 /**
- * Sends one request every 1000/rate ms, each on a new client connection, until stopped or
- * `maxMs` passed (bounded either way). A request fails unless it gets 200 within 3 s.
+ * Starts the load (test/fixtures/drain-load.cjs): `rate` requests a second to 127.0.0.1:port,
+ * each on a new client connection, until stopped or `maxMs` passed. A request fails unless it
+ * gets 200 within 3 s.
  */
-export function startLoad(port: number, rate: number, maxMs: number): { stop(): Promise<LoadResult>; startedAt: number } {
-  const startedAt = Date.now();
-  const result: LoadResult = { sent: 0, failed: 0, failures: {}, failedAt: [] };
-  const pending = new Set<Promise<void>>();
-  const fail = (why: string, at: number) => {
-    result.failed++;
-    result.failures[why] = (result.failures[why] ?? 0) + 1;
-    result.failedAt.push(at);
-  };
-  const one = () => {
-    const at = Date.now() - startedAt;
-    result.sent++;
-    const done = new Promise<void>((resolve) => {
-      const req = request({ host: '127.0.0.1', port, path: '/', agent: false, timeout: 3000 }, (response) => {
-        response.resume();
-        response.on('end', () => {
-          if (response.statusCode !== 200) fail(`HTTP ${response.statusCode}`, at);
-          resolve();
-        });
-        response.on('error', () => (fail('response error', at), resolve()));
-      });
-      req.on('timeout', () => req.destroy(new Error('timeout')));
-      req.on('error', (error: NodeJS.ErrnoException) => (fail(error.code ?? error.message, at), resolve()));
-      req.end();
-    });
-    pending.add(done);
-    void done.then(() => pending.delete(done));
-  };
-  const timer = setInterval(() => (Date.now() - startedAt > maxMs ? clearInterval(timer) : one()), 1000 / rate);
+export async function startLoad(port: number, rate: number, maxMs: number): Promise<{ stop(): Promise<LoadResult> }> {
+  const load = execa(process.execPath, [fixture('drain-load.cjs'), String(port), String(rate), String(maxMs)], {
+    reject: false, timeout: maxMs + 10_000, killSignal: 'SIGKILL', stdin: 'pipe',
+  });
+  track(load.pid as number);
+  let out = '';
+  load.stdout?.on('data', (d) => (out += d));
+  await until(() => out.includes('loading'), 10_000, 'the load to start');
   return {
-    startedAt,
     async stop() {
-      clearInterval(timer);
-      await Promise.all(pending);
-      return result;
+      load.stdin?.end('stop\n');
+      const done = await load;
+      const line = done.stdout.split('\n').find((l) => l.startsWith('{'));
+      if (!line) throw new Error(`the load reported nothing (exit ${done.exitCode}): ${done.stderr}`);
+      return JSON.parse(line) as LoadResult;
     },
   };
 }

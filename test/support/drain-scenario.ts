@@ -22,6 +22,8 @@ export interface Outcome {
   sent: number;
   failed: number;
   failures: Record<string, number>;
+  /** The load's longest pause: a pause longer than the quiet window looks like quiet. */
+  maxGapMs: number;
   /** Stop signal to sexton's exit, ms. */
   stopMs: number;
   /** What the stopped backend's sexton logged. */
@@ -38,15 +40,18 @@ export async function runScenario(s: Scenario): Promise<Outcome> {
   const runs: Pid1Run[] = [];
   try {
     const pods = [await rig.addPod(), await rig.addPod()];
-    const backends = [rig.startBackend(pods[0], 'b0', s.sexton), rig.startBackend(pods[1], 'b1', [])];
+    // With readiness checks, the other backend must answer them too.
+    const other = s.model.kind === 'readiness' ? ['--health', `0.0.0.0:${s.model.healthPort}`] : [];
+    const backends = [rig.startBackend(pods[0], 'b0', s.sexton), rig.startBackend(pods[1], 'b1', other)];
     // Both kept for the cleanup even if one fails to start.
     const started = await Promise.allSettled(backends);
     for (const backend of started) if (backend.status === 'fulfilled') runs.push(backend.value);
     for (const backend of started) if (backend.status === 'rejected') throw backend.reason;
     const check = s.model.kind === 'readiness' ? { port: s.model.healthPort } : undefined;
     await rig.startHaproxy({ pooled: s.pooled, check });
+    if (check) await rig.untilUp();
     const removalMs = s.model.kind === 'removal' ? s.model.afterMs : 0;
-    const load = startLoad(rig.port, s.rate ?? 100, 30_000);
+    const load = await startLoad(rig.port, s.rate ?? 100, 30_000);
     await new Promise((r) => setTimeout(r, WARM_MS));
     const stoppedAt = Date.now();
     runs[0].signal('SIGTERM');
@@ -58,7 +63,7 @@ export async function runScenario(s: Scenario): Promise<Outcome> {
     const result = await load.stop();
     runs[1].signal('SIGTERM');
     await runs[1].done();
-    return { sent: result.sent, failed: result.failed, failures: result.failures, stopMs, log: done.stderr };
+    return { ...result, stopMs, log: done.stderr };
   } finally {
     for (const run of runs) run.signal('SIGKILL');
     await Promise.all(runs.map((run) => run.done()));
