@@ -2,6 +2,7 @@
 // namespace's traffic and says when none has reached the app for the quiet window. It runs only
 // during a stop: an idle sexton never samples. Policy in quiet.ts; this takes the samples.
 import type { Logger } from '../platform/log';
+import type { Options } from '../config/options';
 import { Native, tcpSockets } from '../platform/native';
 import { hostNetworkSign, readTcpCounters } from '../platform/netns';
 import { ownConnectionsAccepted, ownPorts } from '../platform/own-listeners';
@@ -32,6 +33,14 @@ export class TrafficDrain {
     private readonly onQuiet: () => void,
   ) {
     this.own = new Set(settings.ownPorts);
+  }
+
+  /** With --drain-quiet; undefined without. */
+  static fromOptions(options: Options, native: Pick<Native, 'tcpSockets'>, log: Logger, onQuiet: () => void): TrafficDrain | undefined {
+    if (options.drainQuiet <= 0) return undefined;
+    // Probes of /readyz and scrapes of /metrics are sexton's own traffic, not the app's.
+    const ownPorts = [options.metrics?.port, options.health?.port].filter((port): port is number => port !== undefined);
+    return new TrafficDrain({ quietSeconds: options.drainQuiet, capSeconds: options.drainDelay, ownPorts }, native, log, onQuiet);
   }
 
   /** At the stop signal. */

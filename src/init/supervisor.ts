@@ -73,12 +73,7 @@ export class Supervisor {
     this.readiness = new Readiness(options.readyWhen, stop > 0 ? () => native.signalsReceived(stop) : () => 0);
     this.notifications = new Notifications(this.readiness, log, this.procTrusted);
     this.exporters = new Exporters(options, () => this.snapshot(), log, native, () => this.readiness.state());
-    if (options.drainQuiet > 0) {
-      // Probes of /readyz and scrapes of /metrics are sexton's own traffic, not the app's.
-      const ownPorts = [options.metrics?.port, options.health?.port].filter((port): port is number => port !== undefined);
-      const drain = { quietSeconds: options.drainQuiet, capSeconds: options.drainDelay, ownPorts };
-      this.drain = new TrafficDrain(drain, native, log, () => this.guarded(() => this.step({ kind: 'traffic-quiet' })));
-    }
+    this.drain = TrafficDrain.fromOptions(options, native, log, () => this.guarded(() => this.step({ kind: 'traffic-quiet' })));
   }
 
   /** Counts so far: reaped processes, orphans, signals by name. */

@@ -1,6 +1,6 @@
 // When a draining pod is quiet, as pure policy over samples of its network namespace.
 import { describe, expect, test } from 'vitest';
-import { TCP_LISTEN, TcpSocket } from '../../src/platform/native';
+import { TCP_LISTEN, TcpSocket, tcpSockets } from '../../src/platform/native';
 import { arrivalsBetween, describeDrain, describeLateArrivals, listeningPorts, QuietWindow, TrafficSample } from '../../src/init/quiet';
 import { sampleIntervalMs } from '../../src/init/drain';
 import { parseTcpCounters } from '../../src/platform/netns';
@@ -100,4 +100,19 @@ test("/proc/net/snmp's Tcp lines: PassiveOpens and OutRsts by name, not by posit
   expect(parseTcpCounters(text)).toEqual({ passiveOpens: 42, outRsts: 7 });
   expect(parseTcpCounters('Tcp: RtoAlgorithm\nTcp: 1\n')).toBeUndefined();
   expect(parseTcpCounters('')).toBeUndefined();
+});
+
+test("the addon's socket dump behind its typed boundary: the limit checked, the rows decoded", () => {
+  let asked = 0;
+  const fake = { tcpSockets: (limit: number) => ((asked = limit), { truncated: true, fields: new Float64Array([10, 8080, 7, 0, 2, 1, 8080, 9, 1234, 0]) }) };
+  for (const bad of [0, -1, 1.5, NaN, 2 ** 20 + 1]) expect(() => tcpSockets(fake, bad)).toThrow(RangeError);
+  expect(asked).toBe(0);
+  expect(tcpSockets(fake, 100)).toEqual({
+    truncated: true,
+    sockets: [
+      { state: TCP_LISTEN, localPort: 8080, cookie: 7, bytesReceived: 0, queued: 2 },
+      { state: 1, localPort: 8080, cookie: 9, bytesReceived: 1234, queued: 0 },
+    ],
+  });
+  expect(tcpSockets({ tcpSockets: () => 24 }, 1)).toBe(24);  // EMFILE: the errno, as is
 });
