@@ -46,7 +46,7 @@ async function main() {
       const o = await runScenario({ sexton: drain.sexton, model: { kind: 'removal', afterMs: removal * 1000 }, rate: RATE });
       const last = /last traffic (\d+\.\d+)s after the stop signal/.exec(o.log)?.[1];
       const waited = /drain: forwarding the stop signal, waited (\d+\.\d+)s/.exec(o.log)?.[1];
-      const row = { removal, drain: drain.name, sent: o.sent, failed: o.failed, stopS: o.stopMs / 1000, maxGapMs: o.maxGapMs, last, waited };
+      const row = { removal, drain: drain.name, sent: o.sent, failed: o.failed, stopS: o.stopMs / 1000, removedS: o.removedMs / 1000, maxGapMs: o.maxGapMs, last, waited };
       log(JSON.stringify(row));
       rows.push(row);
     }
@@ -58,13 +58,14 @@ async function main() {
     `namespaces) under ${RATE} requests/s, each a new connection; the balancer takes it out of rotation`,
     '(runtime API, as kube-proxy after the endpoint\'s deletion) this long after the stop signal. The app',
     'closes its listener at the forwarded TERM. Failed: requests that did not get a 200. After the removal:',
-    'stop time less the removal delay, the seconds a rollout waits past the moment waiting stopped helping.',
+    'stop time less the moment HAProxy answered that the backend was out (removed at), the seconds a',
+    'rollout waits past the moment waiting stopped helping.',
     'The last column is what sexton\'s own line at the forward says (seconds after the stop signal).',
     `Made by \`npm run bench:drain\` on ${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores, load average ${os.loadavg()[0].toFixed(2)} at the end.`,
     '',
-    '| removal after TERM | drain | failed / sent | stop (s) | after the removal (s) | sexton: forwarded at, last traffic (s) |',
-    '|---:|---|---:|---:|---:|---|',
-    ...rows.map((r) => `| ${r.removal} s | ${r.drain} | ${r.failed} / ${r.sent} | ${r.stopS.toFixed(2)} | ${(r.stopS - r.removal).toFixed(2)} | ${r.waited ? `${r.waited}, ${r.last ?? 'none'}` : ''} |`),
+    '| removal after TERM | drain | failed / sent | removed at (s) | stop (s) | after the removal (s) | sexton: forwarded at, last traffic (s) |',
+    '|---:|---|---:|---:|---:|---:|---|',
+    ...rows.map((r) => `| ${r.removal} s | ${r.drain} | ${r.failed} / ${r.sent} | ${r.removedS.toFixed(2)} | ${r.stopS.toFixed(2)} | ${(r.stopS - r.removedS).toFixed(2)} | ${r.waited ? `${r.waited}, ${r.last ?? 'none'}` : ''} |`),
     '',
     `The load's longest pause in any run: ${Math.max(...rows.map((r) => r.maxGapMs))} ms (under the ${QUIET_S} s quiet window, or quiet would be misread).`,
     '',

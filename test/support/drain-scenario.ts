@@ -24,6 +24,8 @@ export interface Outcome {
   failures: Record<string, number>;
   /** The load's longest pause: a pause longer than the quiet window looks like quiet. */
   maxGapMs: number;
+  /** Stop signal to the balancer's answer that the backend is out of rotation, ms (model 'removal'). */
+  removedMs?: number;
   /** Stop signal to sexton's exit, ms. */
   stopMs: number;
   /** What the stopped backend's sexton logged. */
@@ -55,7 +57,10 @@ export async function runScenario(s: Scenario): Promise<Outcome> {
     await new Promise((r) => setTimeout(r, WARM_MS));
     const stoppedAt = Date.now();
     runs[0].signal('SIGTERM');
-    const removal = s.model.kind === 'removal' ? new Promise((r) => setTimeout(r, removalMs)).then(() => rig.remove(0)) : Promise.resolve();
+    let removedMs: number | undefined;
+    const removal = s.model.kind === 'removal'
+      ? new Promise((r) => setTimeout(r, removalMs)).then(() => rig.remove(0)).then(() => (removedMs = Date.now() - stoppedAt))
+      : Promise.resolve();
     const done = await runs[0].done();
     const stopMs = Date.now() - stoppedAt;
     await removal;
@@ -63,7 +68,7 @@ export async function runScenario(s: Scenario): Promise<Outcome> {
     const result = await load.stop();
     runs[1].signal('SIGTERM');
     await runs[1].done();
-    return { ...result, stopMs, log: done.stderr };
+    return { ...result, removedMs, stopMs, log: done.stderr };
   } finally {
     for (const run of runs) run.signal('SIGKILL');
     await Promise.all(runs.map((run) => run.done()));
