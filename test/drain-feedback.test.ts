@@ -62,7 +62,7 @@ test("scrapes of sexton's own metrics are not traffic; what comes after the forw
     await sleep(100);
   }
   const waited = Date.now() - stoppedAt;
-  expect(run.stderr()).toMatch(/drain: forwarding the stop signal, waited 0\.\d\ds \(quiet for 0\.5s\); no traffic after the stop signal/);
+  expect(run.stderr()).toMatch(/drain: forwarding the stop signal, waited \d\.\d\ds \(quiet for 0\.5s\); no traffic after the stop signal/);
   expect(waited).toBeGreaterThanOrEqual(500);
   expect(waited).toBeLessThan(4000);
 
@@ -70,14 +70,14 @@ test("scrapes of sexton's own metrics are not traffic; what comes after the forw
   for (let i = 0; i < 5; i++) expect(await get(pod.address, 8080)).toMatchObject({ status: 200 });
   await sleep(300);  // a sample or more after the last of them
   const metrics = await get(pod.address, 9102, '/metrics');
-  expect(typeof metrics === 'object' && metrics.body).toMatch(/^sexton_drain_waited_seconds 0\.\d+$/m);
+  expect(typeof metrics === 'object' && metrics.body).toMatch(/^sexton_drain_waited_seconds \d+(\.\d+)?$/m);
   expect(typeof metrics === 'object' && metrics.body).toMatch(/^sexton_drain_capped 0$/m);
   expect(typeof metrics === 'object' && metrics.body).toMatch(/^sexton_drain_after_forward_total\{kind="connections"\} 5$/m);
   const snapshot = await statusJson(socket, run.pid1);
   expect(snapshot.drain).toMatchObject({ quietSeconds: 0.5, capSeconds: 5, watch: 'traffic', endedBy: 'quiet', lastTrafficSeconds: null });
   expect(snapshot.drain.afterForward.connections).toBe(5);
   const table = await status(['--socket', socket, '--pid', String(run.pid1)]);
-  expect(table.stdout, table.stderr).toMatch(/^drain +quiet 0\.5s, cap 5s; forwarded at \+0\.\d+s \(quiet\), no traffic after the stop signal; after it: 5 connections, \d+ requests, \d+ resets$/m);
+  expect(table.stdout, table.stderr).toMatch(/^drain +quiet 0\.5s, cap 5s; forwarded at \+\d+(\.\d+)?s \(quiet\), no traffic after the stop signal; after it: 5 connections, \d+ requests, \d+ resets$/m);
 
   const done = await run.done();
   expect(done.exitCode).toBe(0);

@@ -11,7 +11,7 @@ const REMOVAL_MS = 1500;
 const QUIET_S = 1;
 const QUIET = ['--drain-quiet', String(QUIET_S), '--drain-delay', '5'];
 /** The app's own close, and this shared machine's noise: generous, an upper bound only. */
-const CLOSE_MARGIN_MS = 1500;
+const CLOSE_MARGIN_MS = 3000;
 
 beforeAll(() => {
   requireBuilt();
@@ -42,7 +42,7 @@ describe('with --drain-quiet: no request fails, and the stop ends soon after the
   test('(b) removal 1.5 s after the stop signal, a new connection per request', async () => {
     const o = await stop({ sexton: QUIET, model: { kind: 'removal', afterMs: REMOVAL_MS } });
     expect(o.failed).toBe(0);
-    expect(o.sent).toBeGreaterThan(200);
+    expect(o.sent).toBeGreaterThan(100);
     expect(o.stopMs).toBeGreaterThanOrEqual(REMOVAL_MS);
     expect(o.stopMs).toBeLessThan(REMOVAL_MS + QUIET_S * 1000 + CLOSE_MARGIN_MS);
     expect(o.log).toMatch(/drain: forwarding the stop signal, waited \d+\.\d\ds \(quiet for 1s\); last traffic \d+\.\d\ds after the stop signal/);

@@ -12,6 +12,9 @@ import { arrivalsBetween, describeDrain, describeLateArrivals, DrainEndReason, D
 /** A namespace with more sockets than this is sampled in part: traffic on the rest is unseen. */
 const SOCKET_LIMIT = 65_536;
 
+/** Tries at a sample whose counters did not move while the sockets were read. */
+const CONSISTENT_READS = 3;
+
 /** Samples per quiet window, within these bounds: precise enough, and cheap (~0.1 ms each). */
 export function sampleIntervalMs(quietSeconds: number): number {
   return Math.min(250, Math.max(50, (quietSeconds * 1000) / 5));
@@ -90,8 +93,16 @@ export class TrafficDrain {
 
   private sample(): TrafficSample {
     for (const port of ownPorts()) this.own.add(port);
-    const counters = readTcpCounters();
-    const dump = tcpSockets(this.native, SOCKET_LIMIT);
+    // The accept queues of the dump must agree with the counters: a connection to sexton's own
+    // listener completing between the two would be counted as the app's. Reread while they moved.
+    let counters = readTcpCounters();
+    let dump = tcpSockets(this.native, SOCKET_LIMIT);
+    for (let i = 0; i < CONSISTENT_READS; i++) {
+      const after = readTcpCounters();
+      if (after?.passiveOpens === counters?.passiveOpens) break;
+      counters = after;
+      dump = tcpSockets(this.native, SOCKET_LIMIT);
+    }
     const sockets = typeof dump === 'number' ? undefined : dump.sockets;
     if ((!counters || typeof dump === 'number' || dump.truncated) && !this.warnedUnread) {
       this.warnedUnread = true;

@@ -4,6 +4,7 @@
 // No interval timer (Node's connection checker is off): an idle sexton never wakes.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../../platform/log';
+import { countOwnConnections } from '../../platform/own-listeners';
 
 export interface RouteAnswer {
   status: number;
@@ -59,6 +60,7 @@ export function serveHttp(address: { host: string; port: number }, routes: Route
     connectionsCheckingInterval: NEVER_MS, maxHeaderSize: MAX_HEADER_BYTES, keepAliveTimeout: KEEP_ALIVE_MS,
   }, (request, response) => answer(routes, request, response, log));
   server.maxConnections = MAX_CONNECTIONS;
+  countOwnConnections(server);  // not the app's traffic, to a drain (init/drain.ts)
   server.on('connection', (socket) => {
     const limit = setTimeout(() => socket.destroy(), CONNECTION_LIMIT_MS).unref();
     socket.on('close', () => clearTimeout(limit));
