@@ -45,10 +45,10 @@ test("scrapes of sexton's own metrics are not traffic; what comes after the forw
   dir = mkdtempSync(path.join(tmpdir(), 'drain-feedback-'));
   const statsFile = path.join(dir, 'stats.json');
   const socket = path.join(dir, 'status.sock');
-  // The app goes on serving for 4 s after it gets TERM: requests then are the late ones.
+  // The app goes on serving for 30 s after it gets TERM (requests then are the late ones), until a second TERM.
   const run = await runAsPid1([
-    '--drain-quiet', '0.5', '--drain-delay', '5', '--metrics', '0.0.0.0:9102', '--stats-file', statsFile, '--status-socket', socket,
-    '--', process.execPath, fixture('drain-backend.cjs'), '8080', 'app', '4000',
+    '--drain-quiet', '0.5', '--drain-delay', '5', '--grace', '60', '--metrics', '0.0.0.0:9102', '--stats-file', statsFile, '--status-socket', socket,
+    '--', process.execPath, fixture('drain-backend.cjs'), '8080', 'app', '30000',
   ], { launcher: ['ip', 'netns', 'exec', pod.netns], timeoutMs: 30_000 });
   await run.waitFor('app listening');
   await until(async () => typeof (await get(pod.address, 9102, '/metrics')) === 'object', 5000, 'metrics to listen');
@@ -79,6 +79,7 @@ test("scrapes of sexton's own metrics are not traffic; what comes after the forw
   const table = await status(['--socket', socket, '--pid', String(run.pid1)]);
   expect(table.stdout, table.stderr).toMatch(/^drain +quiet 0\.5s, cap 5s; forwarded at \+\d+(\.\d+)?s \(quiet\), no traffic after the stop signal; after it: 5 connections, \d+ requests, \d+ resets$/m);
 
+  run.signal('SIGTERM');  // forwarded: the app leaves now
   const done = await run.done();
   expect(done.exitCode).toBe(0);
   expect(done.stderr).toMatch(/drain: 5 connection\(s\) and \d+ request\(s\) reached the app after the stop signal was forwarded/);
