@@ -25,6 +25,7 @@
 #include "spawn.h"
 #include "state.h"
 #include "stop_deadline.h"
+#include "tcp_sockets.h"
 #include "terminal.h"
 
 namespace sexton {
@@ -347,6 +348,35 @@ Napi::Value PeerCredentialsOf(const Napi::CallbackInfo& info) {
   return out;
 }
 
+// The TCP sockets of sexton's network namespace: {truncated, fields: Float64Array} with
+// kTcpSocketFields numbers per socket, or the errno of the dump.
+constexpr int kTcpSocketFields = 5;
+constexpr int32_t kTcpSocketLimit = 1 << 20;
+
+Napi::Value TcpSockets(const Napi::CallbackInfo& info) {
+  Args args(info, "tcpSockets(limit: 1..1048576)");
+  int32_t limit = args.int32(0, 1, kTcpSocketLimit);
+  if (!args.ok()) return args.failed();
+  Napi::Env env = info.Env();
+  std::vector<TcpSocket> sockets;
+  bool truncated = false;
+  int rc = tcp_sockets(static_cast<size_t>(limit), &sockets, &truncated);
+  if (rc != 0) return Napi::Number::New(env, rc);
+  Napi::Float64Array fields = Napi::Float64Array::New(env, sockets.size() * kTcpSocketFields);
+  for (size_t i = 0; i < sockets.size(); i++) {
+    double* row = fields.Data() + i * kTcpSocketFields;
+    row[0] = sockets[i].state;
+    row[1] = sockets[i].local_port;
+    row[2] = static_cast<double>(sockets[i].cookie);
+    row[3] = static_cast<double>(sockets[i].bytes_received);
+    row[4] = sockets[i].queued;
+  }
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("truncated", truncated);
+  out.Set("fields", fields);
+  return out;
+}
+
 Napi::Value OpenNotifySocket(const Napi::CallbackInfo& info) {
   Args args(info, "openNotifySocket(address: string)");
   std::string address = args.bytes(0);
@@ -419,6 +449,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("detachControllingTerminal", Napi::Function::New(env, DetachControllingTerminal));
   exports.Set("setStopSelfAfter", Napi::Function::New(env, SetStopSelfAfter));
   exports.Set("setReportOrphans", Napi::Function::New(env, SetReportOrphans));
+  exports.Set("tcpSockets", Napi::Function::New(env, TcpSockets));
   exports.Set("errorText", Napi::Function::New(env, ErrorText));
   exports.Set("openNotifySocket", Napi::Function::New(env, OpenNotifySocket));
   exports.Set("receiveNotifications", Napi::Function::New(env, ReceiveNotifications));

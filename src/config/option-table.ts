@@ -27,6 +27,7 @@ export const OPTION_TABLE: readonly OptionSpec[] = [
   { long: 'remap-exit', short: 'e', value: 'CODE', env: 'SEXTON_REMAP_EXIT', envValue: 'CODE,...', help: ['report child exit CODE as 0 (repeatable)'] },
   { long: 'stop-signal', short: 's', value: 'SIGNAL', env: 'SEXTON_STOP_SIGNAL', help: ['signal that starts shutdown (default TERM)'] },
   { long: 'drain-delay', short: 'd', value: 'SECONDS', env: 'SEXTON_DRAIN_DELAY', help: ['wait before forwarding the stop signal (0)'] },
+  { long: 'drain-quiet', value: 'SECONDS', env: 'SEXTON_DRAIN_QUIET', help: ['forward it once no traffic reached the app for', 'SECONDS; --drain-delay is then the cap (off)'] },
   { long: 'grace', short: 't', value: 'SECONDS', env: 'SEXTON_GRACE', help: ['time the whole tree gets to exit (10)'] },
   { long: 'strict', env: 'SEXTON_STRICT', envValue: '1', help: ['exit 70 if the child exited 0 but leaked', 'orphans or zombies (a CI check)'] },
   { long: 'status-socket', value: 'PATH', env: 'SEXTON_STATUS_SOCKET', help: ["where 'sexton status' asks; none = off", '(default on as PID 1: an abstract socket, @NAME)'] },

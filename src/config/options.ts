@@ -26,8 +26,10 @@ export interface Options {
   remapExit: Set<number>;
   /** The signal that starts the stop sequence. */
   stopSignal: number;
-  /** Seconds between the stop signal and forwarding it. */
+  /** Seconds between the stop signal and forwarding it (with drainQuiet: at most). */
   drainDelay: number;
+  /** Seconds with no traffic in the network namespace that end the drain early; 0: off. */
+  drainQuiet: number;
   /** Seconds the process tree gets to exit once the stop signal is forwarded. */
   grace: number;
   /** Exit non-zero when the child succeeded but orphans had to be reaped or zombies were held. */
@@ -154,6 +156,21 @@ function parseSeconds(what: string, text: string): number {
   return Number(t);
 }
 
+/** The shortest quiet window: traffic is sampled a few times within it, each sample ~0.1 ms. */
+export const DRAIN_QUIET_MIN = 0.1;
+
+function parseDrainQuiet(text: string, drainDelay: number): number {
+  const t = text.trim();
+  const seconds = /^\d+(\.\d+)?$/.test(t) ? Number(t) : NaN;
+  if (!(seconds >= DRAIN_QUIET_MIN && seconds <= 86400)) {
+    throw new UsageError(`drain-quiet ${quote(text)}: expected seconds from ${DRAIN_QUIET_MIN} to 86400, e.g. 2`);
+  }
+  if (seconds > drainDelay) {
+    throw new UsageError(`drain-quiet ${seconds} is longer than drain-delay ${drainDelay}, its cap: give --drain-delay at least ${seconds}`);
+  }
+  return seconds;
+}
+
 function parseBoolean(name: string, text: string): boolean {
   if (/^(1|true|yes|on)$/i.test(text.trim())) return true;
   if (/^(0|false|no|off)$/i.test(text.trim())) return false;
@@ -242,6 +259,8 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, isInit = false
   if (UNHANDLED.has(stopSignal)) throw new UsageError(`stop-signal ${quote(stopText as string)}: sexton never handles it`);
   const drainText = last('drain-delay');
   const drainDelay = drainText === undefined ? 0 : parseSeconds('drain-delay', drainText);
+  const quietText = last('drain-quiet');
+  const drainQuiet = quietText === undefined ? 0 : parseDrainQuiet(quietText, drainDelay);
   const graceText = last('grace');
   const grace = graceText === undefined ? 10 : parseSeconds('grace', graceText);
 
@@ -262,7 +281,7 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, isInit = false
   if (command.length === 0) throw new UsageError('no command given: what should sexton run?');
   if (command[0] === '') throw new UsageError("the command is an empty word ('')");
   return { kind: 'run', options: {
-    command, verbosity, subreaper, pgroup, rewrites, pdeathSignal, remapExit, stopSignal, drainDelay, grace, strict,
+    command, verbosity, subreaper, pgroup, rewrites, pdeathSignal, remapExit, stopSignal, drainDelay, drainQuiet, grace, strict,
     statusSocket, metrics, health, readyWhen, statsFile, logFormat, childOomScoreAdj,
   } };
 }

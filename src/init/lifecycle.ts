@@ -1,7 +1,7 @@
 // The stop sequence as a pure state machine: inputs (a stop signal, the reaper's events, timers)
 // in, actions out. No clock, no /proc, no signals here: the supervisor interprets the actions.
 //
-//   running ──stop signal──▶ draining (drain delay) ──▶ stopping (grace period)
+//   running ──stop signal──▶ draining (drain delay; with a quiet window, until traffic stops) ──▶ stopping (grace period)
 //      │                                                    │
 //      └──main child exits──▶ leftovers get TERM ◀──────────┘ main child exits
 //                             grace period over ──▶ killing: SIGKILL survivors
@@ -12,6 +12,11 @@ export type Phase = 'starting' | 'running' | 'draining' | 'stopping' | 'killing'
 export interface LifecycleSettings {
   /** Seconds between the stop signal and forwarding it; 0: the handler forwards it at once. */
   drainDelay: number;
+  /**
+   * Seconds without traffic that end the drain before its delay, which is then its cap; 0: the
+   * drain lasts the whole delay. Never more than drainDelay (options.ts refuses it).
+   */
+  drainQuiet: number;
   /** Seconds the tree gets once the stop signal is forwarded. */
   grace: number;
   /** The stop signal's name, for the log. */
@@ -24,6 +29,8 @@ export type Input =
   | { kind: 'started' }
   | { kind: 'stop-signal' }
   | { kind: 'drain-over' }
+  /** No traffic reached the app for the quiet window. */
+  | { kind: 'traffic-quiet' }
   | { kind: 'grace-over' }
   | { kind: 'backstop' }
   /** A moment after SIGKILL: whoever is still there could not be killed. */
@@ -31,6 +38,8 @@ export type Input =
   /** leftovers: live processes other than sexton, or 'unseen' when /proc is not ours. */
   | { kind: 'main-exited'; lastChild: boolean; leftovers: number | 'unseen' }
   | { kind: 'no-children' };
+
+export type DrainEnd = 'quiet' | 'cap' | 'second-signal' | 'main-exited';
 
 export type Timer = 'drain' | 'grace' | 'kill-repeat' | 'kill-check' | 'backstop';
 
@@ -52,6 +61,10 @@ export type Action =
   | { kind: 'retry-failed-steps' }
   /** Name every process still alive after SIGKILL, and what it waits on. */
   | { kind: 'report-unkillable' }
+  /** Watch the network namespace's traffic for the quiet window (only during a drain). */
+  | { kind: 'watch-traffic' }
+  /** A drain that watched traffic is over: why, for the operator's line. */
+  | { kind: 'end-drain'; by: DrainEnd }
   | { kind: 'start-timer'; timer: Timer; seconds: number }
   | { kind: 'cancel-timer'; timer: Timer }
   | { kind: 'finish' };
@@ -85,7 +98,10 @@ export class Lifecycle {
       case 'stop-signal':
         return this.onStopSignal();
       case 'drain-over':
-        return this.phase === 'draining' ? [{ kind: 'forward-stop-signal' }, ...this.startStopping()] : [];
+        return this.phase === 'draining' ? [...this.endDrain('cap'), { kind: 'forward-stop-signal' }, ...this.startStopping()] : [];
+      case 'traffic-quiet':
+        if (this.phase !== 'draining') return [];
+        return [...this.endDrain('quiet'), { kind: 'cancel-timer', timer: 'drain' }, { kind: 'forward-stop-signal' }, ...this.startStopping()];
       case 'grace-over':
         this.phase = 'killing';
         return [
@@ -106,23 +122,28 @@ export class Lifecycle {
   }
 
   private onStopSignal(): Action[] {
-    const { drainDelay, grace, stopSignalName: name } = this.settings;
+    const { drainDelay, drainQuiet, grace, stopSignalName: name } = this.settings;
     // The tree is already being taken down; a step of that which failed gets another chance.
     const retry: Action = { kind: 'retry-failed-steps' };
     if (this.mainExited) return [retry];
     if (this.phase === 'running') {
-      const drain = drainDelay > 0 ? `after a ${drainDelay}s drain delay, ` : '';
+      const drain = drainQuiet > 0
+        ? `once no traffic reached the app for ${drainQuiet}s (at most ${drainDelay}s), `
+        : drainDelay > 0 ? `after a ${drainDelay}s drain delay, ` : '';
       const actions: Action[] = [
         { kind: 'report-zombie-parents' },
         { kind: 'log', level: 'warn', message: `received ${name}: stopping ${drain}grace period ${grace}s` },
       ];
       if (drainDelay === 0) return [...actions, ...this.startStopping()];  // the handler forwarded it
       this.phase = 'draining';
-      return [...actions, { kind: 'start-timer', timer: 'drain', seconds: drainDelay }];
+      const watch: Action[] = drainQuiet > 0 ? [{ kind: 'watch-traffic' }] : [];
+      // The watch first: its clock starts no later than the cap's.
+      return [...actions, ...watch, { kind: 'start-timer', timer: 'drain', seconds: drainDelay }];
     }
     if (this.phase === 'draining') {
       return [
         { kind: 'log', level: 'warn', message: `received ${name} again: skipping the rest of the drain delay` },
+        ...this.endDrain('second-signal'),
         { kind: 'cancel-timer', timer: 'drain' },
         { kind: 'forward-stop-signal' },
         ...this.startStopping(),
@@ -133,6 +154,11 @@ export class Lifecycle {
     return this.shuttingDown ? [retry] : [];
   }
 
+  /** Only a drain that watched traffic has something to tell at its end. */
+  private endDrain(by: DrainEnd): Action[] {
+    return this.settings.drainQuiet > 0 && this.phase === 'draining' ? [{ kind: 'end-drain', by }] : [];
+  }
+
   /** The grace period starts with the stop signal's forwarding; daemons get TERM with it. */
   private startStopping(): Action[] {
     this.phase = 'stopping';
@@ -141,8 +167,8 @@ export class Lifecycle {
 
   private onMainExit(lastChild: boolean, leftovers: number | 'unseen'): Action[] {
     const { grace, isInit } = this.settings;
+    const actions: Action[] = [...this.endDrain('main-exited'), { kind: 'cancel-timer', timer: 'drain' }];
     this.mainExited = true;
-    const actions: Action[] = [{ kind: 'cancel-timer', timer: 'drain' }];
     if (lastChild) return [...actions, { kind: 'finish' }];  // nothing left to wait for
     if (this.phase === 'killing') return actions;
     if (leftovers === 'unseen') {

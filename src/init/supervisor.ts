@@ -23,6 +23,7 @@ import type { SupervisorHooks } from './supervisor-hooks';
 import { internalErrorText } from './internal-error';
 import { setStopDeadline } from './stop-deadline';
 import { StopSteps } from './stop-steps';
+import { TrafficDrain } from './drain';
 import { Readiness } from './readiness';
 import { readPidsBudget } from '../platform/pids-cgroup';
 import { descendantsOf, scanProcesses } from '../platform/procfs';
@@ -55,6 +56,8 @@ export class Supervisor {
   private readonly memory: MemoryGuard;
   private readonly startedAt = Date.now();
   private readonly exporters: Exporters;
+  /** With --drain-quiet: watches the traffic during a drain. */
+  private readonly drain?: TrafficDrain;
   private readonly readiness: Readiness;
   private readonly notifications: Notifications;
 
@@ -66,7 +69,7 @@ export class Supervisor {
   ) {
     this.tree = new ProcessTree(native, this.isInit, this.procTrusted);
     this.lifecycle = new Lifecycle({
-      drainDelay: options.drainDelay, grace: options.grace, stopSignalName: signalName(options.stopSignal), isInit: this.isInit,
+      drainDelay: options.drainDelay, drainQuiet: options.drainQuiet, grace: options.grace, stopSignalName: signalName(options.stopSignal), isInit: this.isInit,
     });
     this.memory = new MemoryGuard(native, log, options.childOomScoreAdj);
     // The handler's counter, read by every /readyz: readiness drops the instant the stop signal
@@ -76,6 +79,7 @@ export class Supervisor {
     this.notifications = new Notifications(this.readiness, log, this.procTrusted);
     this.exporters = new Exporters(options, () => this.snapshot(), log, native, () => this.memory.afterAnswer(), () => this.readiness.state());
     this.steps = new StopSteps((action) => this.act(action), log);
+    this.drain = TrafficDrain.fromOptions(options, native, log, () => this.guarded(() => this.step({ kind: 'traffic-quiet' })));
   }
 
   /** Counts so far: reaped processes, orphans, signals by name. */
@@ -107,6 +111,7 @@ export class Supervisor {
       oomKills: this.memory.oomKills(),
       logLinesDropped: this.log.droppedLines,
       survivorsKilled: this.survivorsKilled,
+      drain: this.drain?.report() ?? null,
       health: { readyWhen: this.readiness.readyWhen, ...this.readiness.state(), notifications: { ...this.readiness.counts } },
       unkillable: this.tree.unkillable,
     });
@@ -283,6 +288,10 @@ export class Supervisor {
         return this.steps.retry((kinds) => this.log.warn(`received ${signalName(this.options.stopSignal)} again: retrying ${kinds}`));
       case 'report-unkillable':
         return void this.tree.reportUnkillable(this.log);
+      case 'watch-traffic':
+        return this.drain?.start();
+      case 'end-drain':
+        return this.drain?.forwarded(action.by);
       case 'start-timer':
         return this.startTimer(action.timer, action.seconds);
       case 'cancel-timer':
@@ -326,6 +335,7 @@ export class Supervisor {
     const leaked = leaks(stats.orphansReaped, this.tree.heldZombies);
     const { code, strictFailure } = exitStatus(this.mainExit, this.options, leaked);
     try {  // the report and the stats file may fail (out of descriptors); the exit may not
+      this.drain?.finish();
       if (strictFailure) this.log.error(`strict: ${leaked.join('; ')}`);
       const noteworthy = this.lifecycle.shuttingDown || this.survivorsKilled > 0 || (stats.orphansReaped > 0 && !this.hooks.mainExited);
       const killed = this.survivorsKilled ? `; killed ${this.survivorsKilled} survivor(s)` : '';

@@ -145,6 +145,11 @@ export interface Native {
   setReportOrphans(on: boolean): void;
   /** strerror(errno). */
   errorText(errno: number): string;
+  /**
+   * The TCP sockets of sexton's network namespace (inet_diag), at most `limit`: TCP_SOCKET_FIELDS
+   * numbers each, or the errno. Call it through tcpSockets() (tcp-sockets.ts), which decodes the rows.
+   */
+  tcpSockets(limit: number): { truncated: boolean; fields: Float64Array } | number;
   /** SO_PEERCRED of a connected Unix socket's fd (pid in our PID namespace, 0 if not visible there), or the errno. */
   peerCredentials(fd: number): PeerCredentials | number;
   /**
@@ -165,7 +170,7 @@ export const NATIVE_FUNCTIONS = [
   'compactJsHeap', 'watchOomEvents', 'setForwardToGroup', 'setStopDeadline', 'signalMainChild', 'signalEveryProcess', 'signalProcess',
   'stats', 'becomeSubreaper', 'isSubreaper', 'setParentDeathSignal', 'signalRange', 'execSelf', 'exit',
   'detachControllingTerminal', 'setStopSelfAfter', 'setReportOrphans', 'errorText', 'peerCredentials',
-  'openNotifySocket', 'receiveNotifications', 'signalsReceived',
+  'openNotifySocket', 'receiveNotifications', 'signalsReceived', 'tcpSockets',
 ] as const satisfies readonly (keyof Native)[];
 /** Compiles only while NATIVE_FUNCTIONS names every key of Native. */
 const everyKeyListed: Exclude<keyof Native, (typeof NATIVE_FUNCTIONS)[number]> extends never ? true : never = true;

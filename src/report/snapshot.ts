@@ -2,7 +2,7 @@
 import { ScanBudget, taskCount, ZombieGroup } from '../platform/procfs';
 import { signalName } from '../platform/signals';
 import type { StuckDetail } from '../platform/unkillable';
-import type { MainExit, ReapStats, StatsSnapshot } from './stats';
+import type { DrainSnapshot, MainExit, ReapStats, StatsSnapshot } from './stats';
 import { VERSION } from '../config/version';
 
 /**
@@ -27,6 +27,7 @@ export interface SnapshotInput {
   oomKills?: number;
   logLinesDropped: number;
   survivorsKilled: number;
+  drain?: DrainSnapshot | null;
   health: StatsSnapshot['health'];
   budget: StatsSnapshot['budget'];
   unkillable: { named: StuckDetail[]; more: number };
@@ -55,6 +56,7 @@ export function buildSnapshot(i: SnapshotInput): StatsSnapshot {
     oomKills: i.oomKills ?? null,
     logLinesDropped: i.logLinesDropped,
     survivorsKilled: i.survivorsKilled,
+    drain: i.drain ?? null,
     budget: i.budget,
     health: i.health,
     unkillable: i.unkillable.named,

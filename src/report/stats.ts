@@ -61,6 +61,8 @@ export interface StatsSnapshot extends ReapStats {
     pids: { current: number; max: number | null; version: 1 | 2 } | null;
     outsiders: { count: number; shown: { pid: number; command: string; ageSeconds: number }[] };
   };
+  /** With --drain-quiet, once a stop began: how the drain went. */
+  drain: DrainSnapshot | null;
   /** What /readyz answers, and the app's sd_notify datagrams by fate. */
   health: {
     readyWhen: 'started' | 'notify';
@@ -74,6 +76,45 @@ export interface StatsSnapshot extends ReapStats {
    */
   unkillable: StuckDetail[];
   unkillableCount: number;
+}
+
+/** What reached the app, from the network namespace's counters. */
+export interface DrainArrivals {
+  /** New connections to the app (accepted: PassiveOpens, less sexton's own). */
+  connections: number;
+  /** Open connections to the app on which data arrived: a lower bound of its requests. */
+  requests: number;
+  /** Resets the namespace sent: a refused connection is one. */
+  resets: number;
+}
+
+export type DrainEndReason = 'quiet' | 'cap' | 'second-signal' | 'main-exited';
+
+/** What an operator reads off a drain: the log line at the forward, stats, status, metrics. */
+export interface DrainSnapshot {
+  quietSeconds: number;
+  capSeconds: number;
+  /** 'blind': host network, where quiet cannot be told and the cap decides. */
+  watch: 'traffic' | 'blind';
+  /** Seconds from the stop signal to the forward; null until then. */
+  waitedSeconds: number | null;
+  /** Seconds from the stop signal to the last traffic seen before the forward; null: none came. */
+  lastTrafficSeconds: number | null;
+  endedBy: DrainEndReason | null;
+  /** Samples that could not be read (each counted as traffic: the cap decides). */
+  unreadSamples: number;
+  /** What reached the app after the forward: the balancer was still sending. */
+  afterForward: DrainArrivals;
+}
+
+/** One line for `sexton status`. */
+export function formatDrain(d: DrainSnapshot): string {
+  const watch = d.watch === 'blind' ? ', host network: the cap decides' : '';
+  const head = `quiet ${d.quietSeconds}s, cap ${d.capSeconds}s${watch}`;
+  const last = d.lastTrafficSeconds === null ? 'no traffic after the stop signal' : `last traffic at +${d.lastTrafficSeconds}s`;
+  if (d.waitedSeconds === null) return `${head}; waiting, ${last}`;
+  const late = d.afterForward;
+  return `${head}; forwarded at +${d.waitedSeconds}s (${d.endedBy}), ${last}; after it: ${late.connections} connections, ${late.requests} requests, ${late.resets} resets`;
 }
 
 function byName(counts: number[]): Record<string, number> {
@@ -141,6 +182,7 @@ export function formatStatus(s: StatsSnapshot): string {
     ['threads', String(s.tasks)],
     ['OOM kills', s.oomKills === null ? 'unknown (memory cgroup not readable)' : String(s.oomKills)],
     ['log lines dropped', String(s.logLinesDropped)],
+    ...(s.drain ? [['drain', formatDrain(s.drain)] as [string, string]] : []),
     ['ready', `${s.health.ready ? 'yes' : 'no'}: ${s.health.reason} (--ready-when ${s.health.readyWhen})`],
     ...(s.health.readyWhen === 'notify' ? [['sd_notify datagrams', describeNotifications(s.health.notifications)] as [string, string]] : []),
     ...(s.unkillableCount > 0 ? [['could not kill', `${s.unkillableCount} (still alive after SIGKILL)`] as [string, string]] : []),

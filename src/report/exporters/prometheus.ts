@@ -1,6 +1,6 @@
 // Prometheus text exposition of the stats snapshot, served over HTTP only when --metrics is set.
 import type { Logger } from '../../platform/log';
-import type { StatsSnapshot } from '../stats';
+import type { DrainSnapshot, StatsSnapshot } from '../stats';
 import { BoundedHttpServer, DEFAULT_HTTP_LIMITS, Routes, serveHttp } from './http-server';
 import { ProcessMetrics, readProcessMetrics } from './process-metrics';
 
@@ -44,6 +44,19 @@ function processFamilies(p: ProcessMetrics): string[] {
   ];
 }
 
+/** With --drain-quiet, once a stop began: how long the drain waited, and what came after it. */
+function drainFamilies(d: DrainSnapshot | null): string[] {
+  if (!d) return [];
+  const seconds = (v: number | null): Sample[] => (v === null ? [] : [[{}, v]]);
+  return [
+    family('sexton_drain_waited_seconds', 'gauge', 'Seconds from the stop signal to its forward (absent until then).', seconds(d.waitedSeconds)),
+    family('sexton_drain_last_traffic_seconds', 'gauge', 'Seconds from the stop signal to the last traffic that reached the app before the forward (absent: none).', seconds(d.lastTrafficSeconds)),
+    family('sexton_drain_capped', 'gauge', '1 when the drain cap (--drain-delay) forwarded the stop signal, not quiet.', [[{}, d.endedBy === 'cap' ? 1 : 0]]),
+    family('sexton_drain_after_forward_total', 'counter', 'What reached the app after the stop signal was forwarded, by kind: connections, requests (a lower bound), resets sent.',
+      (['connections', 'requests', 'resets'] as const).map((kind) => [{ kind }, d.afterForward[kind]])),
+  ];
+}
+
 export function renderMetrics(s: StatsSnapshot, p: ProcessMetrics = readProcessMetrics()): string {
   const phases = ['starting', 'running', 'draining', 'stopping', 'killing'];
   return `${[
@@ -70,6 +83,7 @@ export function renderMetrics(s: StatsSnapshot, p: ProcessMetrics = readProcessM
     ...(s.budget.pids ? [family('sexton_pids_current', 'gauge', "Tasks in the container's pids cgroup (pids.current): threads and zombies count.", [[{}, s.budget.pids.current]])] : []),
     ...(s.budget.pids?.max != null ? [family('sexton_pids_max', 'gauge', "The container's pids limit (pids.max); absent when unlimited.", [[{}, s.budget.pids.max]])] : []),
     family('sexton_outside_processes', 'gauge', "Live processes that are not the main child's (exec sessions, probe leftovers).", [[{}, s.budget.outsiders.count]]),
+    ...drainFamilies(s.drain),
     family('sexton_ready', 'gauge', 'What GET /readyz answered when this snapshot was taken (up to a second ago): 1 ready, 0 not.', [[{}, s.health.ready ? 1 : 0]]),
     family('sexton_notify_datagrams_total', 'counter',
       'sd_notify datagrams from the app (--ready-when notify), by fate: accepted, or ignored as malformed, oversized or foreign.',

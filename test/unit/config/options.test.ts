@@ -72,3 +72,26 @@ test('--metrics refuses what only looks like an IPv6 address (Node would look it
   expect(usageError(['--metrics', '[:::]:9102', 'true'])).toMatch(/IP address or localhost/);
   expect(run(['--metrics', '[fe80::1]:9102', 'true']).metrics).toEqual({ host: 'fe80::1', port: 9102 });
 });
+
+describe('--drain-quiet', () => {
+  test('a quiet window within the drain delay, from the flag or SEXTON_DRAIN_QUIET', () => {
+    expect(run(['--drain-delay', '10', '--drain-quiet', '2', 'x'])).toMatchObject({ drainDelay: 10, drainQuiet: 2 });
+    expect(run(['-d', '3', 'x'], { SEXTON_DRAIN_QUIET: '0.5' })).toMatchObject({ drainDelay: 3, drainQuiet: 0.5 });
+    expect(run(['-d', '3', '--drain-quiet=3', 'x'])).toMatchObject({ drainQuiet: 3 });
+    expect(run(['-d', '3', 'x'])).toMatchObject({ drainQuiet: 0 });
+  });
+
+  test('negative, zero, non-numeric, absurd: one usage line', () => {
+    for (const bad of ['-1', '0', '0.0', '0.05', 'abc', '1e3', '2s', 'NaN', 'Infinity', '86401', '99999999999999999999']) {
+      const message = usageError(['-d', '86400', `--drain-quiet=${bad}`, 'x']);
+      expect(message).toMatch(/^drain-quiet .*: expected seconds from 0\.1 to 86400, e\.g\. 2$/);
+      expect(message).not.toContain('\n');
+    }
+  });
+
+  test('longer than its cap, the drain delay: an error that names both', () => {
+    expect(usageError(['-d', '3', '--drain-quiet', '5', 'x'])).toBe('drain-quiet 5 is longer than drain-delay 3, its cap: give --drain-delay at least 5');
+    expect(usageError(['--drain-quiet', '1', 'x'])).toBe('drain-quiet 1 is longer than drain-delay 0, its cap: give --drain-delay at least 1');
+    expect(usageError(['x'], { SEXTON_DRAIN_QUIET: '2', SEXTON_DRAIN_DELAY: '1' })).toMatch(/drain-quiet 2 .* drain-delay 1/);
+  });
+});

@@ -3,7 +3,7 @@ import { describe, expect, test } from 'vitest';
 import { Action, Lifecycle, LifecycleSettings } from '../../../src/init/lifecycle';
 
 const settings = (over: Partial<LifecycleSettings> = {}): LifecycleSettings => ({
-  drainDelay: 0, grace: 10, stopSignalName: 'TERM', isInit: true, ...over,
+  drainDelay: 0, drainQuiet: 0, grace: 10, stopSignalName: 'TERM', isInit: true, ...over,
 });
 
 function running(over: Partial<LifecycleSettings> = {}): Lifecycle {
@@ -108,4 +108,51 @@ test('the grace period ends: kill survivors, repeat, and leave at the backstop',
 
 test('no children before the main child exited is not the end', () => {
   expect(running().step({ kind: 'no-children' })).toEqual([]);
+});
+
+describe('a drain that waits for quiet (--drain-quiet)', () => {
+  const quiet = () => running({ drainDelay: 10, drainQuiet: 2 });
+
+  test('the stop signal starts the cap and the traffic watch; quiet forwards it before the cap', () => {
+    const lifecycle = quiet();
+    const actions = lifecycle.step({ kind: 'stop-signal' });
+    expect(kinds(actions)).toEqual(['report-zombie-parents', 'log', 'watch-traffic', 'start-timer:drain']);
+    expect(actions).toContainEqual({ kind: 'start-timer', timer: 'drain', seconds: 10 });
+    expect(actions).toContainEqual({ kind: 'log', level: 'warn', message: 'received TERM: stopping once no traffic reached the app for 2s (at most 10s), grace period 10s' });
+    const forward = lifecycle.step({ kind: 'traffic-quiet' });
+    expect(kinds(forward)).toEqual(['end-drain', 'cancel-timer:drain', 'forward-stop-signal', 'terminate-daemons', 'start-timer:grace']);
+    expect(forward[0]).toEqual({ kind: 'end-drain', by: 'quiet' });
+    expect(lifecycle.phase).toBe('stopping');
+    expect(lifecycle.step({ kind: 'traffic-quiet' })).toEqual([]);  // once only
+    expect(lifecycle.step({ kind: 'drain-over' })).toEqual([]);
+  });
+
+  test('the cap forwards it when traffic does not stop', () => {
+    const lifecycle = quiet();
+    lifecycle.step({ kind: 'stop-signal' });
+    const actions = lifecycle.step({ kind: 'drain-over' });
+    expect(kinds(actions)).toEqual(['end-drain', 'forward-stop-signal', 'terminate-daemons', 'start-timer:grace']);
+    expect(actions[0]).toEqual({ kind: 'end-drain', by: 'cap' });
+  });
+
+  test('a second stop signal still skips the drain', () => {
+    const lifecycle = quiet();
+    lifecycle.step({ kind: 'stop-signal' });
+    const actions = lifecycle.step({ kind: 'stop-signal' });
+    expect(kinds(actions)).toEqual(['log', 'end-drain', 'cancel-timer:drain', 'forward-stop-signal', 'terminate-daemons', 'start-timer:grace']);
+    expect(actions[1]).toEqual({ kind: 'end-drain', by: 'second-signal' });
+  });
+
+  test('the main child exiting during the drain ends it', () => {
+    const lifecycle = quiet();
+    lifecycle.step({ kind: 'stop-signal' });
+    expect(kinds(lifecycle.step({ kind: 'main-exited', lastChild: true, leftovers: 0 }))).toEqual(['end-drain', 'cancel-timer:drain', 'finish']);
+  });
+
+  test('quiet before any stop signal, or without --drain-quiet, means nothing', () => {
+    expect(quiet().step({ kind: 'traffic-quiet' })).toEqual([]);
+    const fixed = running({ drainDelay: 5 });
+    expect(kinds(fixed.step({ kind: 'stop-signal' }))).not.toContain('watch-traffic');
+    expect(kinds(fixed.step({ kind: 'drain-over' }))).not.toContain('end-drain');
+  });
 });

@@ -31,6 +31,8 @@ test.each([
   ['watchOomEvents', ['/nonexistent', 'yes'], /argument 2 must be a boolean/],
   ['peerCredentials', [null], /argument 1 must be a number/],
   ['exit', [300], /argument 1 must be a whole number from 0 to 255/],
+  ['tcpSockets', [0], /tcpSockets\(limit: 1\.\.1048576\): argument 1 must be a whole number from 1/],
+  ['tcpSockets', ['64'], /argument 1 must be a number/],
 ])('%s(%j) throws a TypeError with its usage', (name, args, message) => {
   expect(() => native[name](...args)).toThrow(TypeError);
   expect(() => native[name](...args)).toThrow(message);

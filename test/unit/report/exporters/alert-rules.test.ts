@@ -16,7 +16,7 @@ test('every sexton_ series in the alert rules is exported', () => {
     version: '1', pid: 1, role: 'init', uptimeSeconds: 1, phase: 'running', mainChild: { pid: 7, command: 'x', state: 'running' },
     reaped: 0, orphansReaped: 0, orphansByCommand: {}, orphansUnnamed: 0, signals: { received: {}, forwarded: {}, dropped: {} },
     zombies: [], zombieCount: 0, procfs: 'own', tasks: 7, oomKills: 0, logLinesDropped: 0, survivorsKilled: 0,
-    unkillable: [], unkillableCount: 0,
+    unkillable: [], unkillableCount: 0, drain: null,
     budget: { pids: { current: 3, max: 100, version: 1 }, outsiders: { count: 0, shown: [] } },
     health: { readyWhen: 'started', ready: true, reason: 'ready', notifications: { accepted: 0, malformed: 0, oversized: 0, foreign: 0, descriptors: 0 } },
   } satisfies StatsSnapshot;
