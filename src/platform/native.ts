@@ -159,7 +159,7 @@ export interface Native {
   openNotifySocket(address: string): number;
   /** Up to `max` waiting datagrams, never blocking; then the socket is watched again. Or the errno. */
   receiveNotifications(max: number): Datagram[] | number;
-  /** How many times `signal` has arrived (the handler's counter). */
+  /** How many times `signal` has arrived (the handler's counter, and one still pending for sexton). */
   signalsReceived(signal: number): number;
 }
 
