@@ -287,7 +287,8 @@ export class Supervisor {
         this.scan = undefined;  // read /proc afresh: descriptors may be back
         return this.steps.retry((kinds) => this.log.warn(`received ${signalName(this.options.stopSignal)} again: retrying ${kinds}`));
       case 'report-unkillable':
-        return void this.tree.reportUnkillable(this.log);
+        this.tree.reportUnkillable(this.log);
+        return this.exporters.changed();  // a scrape in the second before the exit must name them
       case 'watch-traffic':
         return this.drain?.start();
       case 'end-drain':
@@ -337,10 +338,11 @@ export class Supervisor {
     try {  // the report and the stats file may fail (out of descriptors); the exit may not
       this.drain?.finish();
       if (strictFailure) this.log.error(`strict: ${leaked.join('; ')}`);
+      // The final stats file first: whoever reads the exit line may read the file at once.
+      this.exporters.close();
       const noteworthy = this.lifecycle.shuttingDown || this.survivorsKilled > 0 || (stats.orphansReaped > 0 && !this.hooks.mainExited);
       const killed = this.survivorsKilled ? `; killed ${this.survivorsKilled} survivor(s)` : '';
       (noteworthy ? this.log.warn : this.log.info).call(this.log, `exiting with ${code}: ${summarize(stats)}${killed}`, { exitCode: code, ...stats });
-      this.exporters.close();
     } finally {
       this.native.exit(code);
     }

@@ -106,6 +106,10 @@ export function readProcess(pid: number, procRoot = '/proc'): ProcessInfo | unde
  * Read only for the few processes a report names: scans read stat alone.
  */
 export function commandOf(p: ProcessInfo, procRoot = '/proc'): string {
+  // A process asleep uninterruptibly (frozen, a dead NFS server) may hold the lock on its memory
+  // that reading its command line waits for: sexton's final stats file waited on a frozen one
+  // until its thaw. Its name, from stat, is all that can be had without waiting.
+  if (p.state === 'D') return `[${p.name}]`;
   try {
     const command = readFileSync(`${procRoot}/${p.pid}/cmdline`, 'utf8').replace(/\0+$/, '').replace(/\0/g, ' ');
     if (command) return command;

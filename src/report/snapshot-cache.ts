@@ -27,6 +27,11 @@ export class SnapshotCache<T> {
     return this.value as T;
   }
 
+  /** What the snapshot says has changed (the stop named what it could not kill): the next get takes a new one. */
+  stale(): void {
+    this.takenAt = undefined;
+  }
+
   /** A snapshot taken now, shared from now on (the final one at exit). */
   fresh(): T {
     this.takenAt = this.now();

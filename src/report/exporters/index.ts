@@ -69,6 +69,11 @@ export class Exporters {
     })));
   }
 
+  /** Something a snapshot reports has changed: the next caller gets a new snapshot, not the shared one. */
+  changed(): void {
+    this.cache.stale();
+  }
+
   /** Tells of each answer (what memory a burst of them left is given back after). */
   private counted(text: () => string): () => string {
     return () => {
