@@ -20,9 +20,10 @@ export class StatsFile {
   watch(changeKey: () => string): void {
     setInterval(() => {
       try {
-        const snapshot = this.snapshots.get();
-        const key = `${changeKey()} ${snapshot.zombieCount}`;
-        if (key !== this.lastKey) this.write(key, snapshot);
+        const key = `${changeKey()} ${this.snapshots.get().zombieCount}`;
+        // The shared snapshot may be older than the counters just read (a status query took it
+        // a moment before a HUP): a change is written from a new one, at most once a second.
+        if (key !== this.lastKey) this.write(key, this.snapshots.fresh());
       } catch (error) {
         this.fail(error as Error);
       }
