@@ -9,7 +9,7 @@
 //   node scripts/prebuild.mjs [--force] [--target linux-arm64-musl ...]
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
@@ -62,6 +62,22 @@ async function cxxIncludeDirs(cxx) {
  * linked statically (musl has no libstdc++ of its own in Debian; test/musl.test.ts checks that
  * every symbol the result needs is one musl exports).
  */
+/**
+ * The kernel's UAPI headers (linux/, asm/, asm-generic/) for a musl build: musl ships none (Alpine
+ * takes them from linux-headers), and they are the same for any C library. Debian's come with
+ * linux-libc-dev and its arm64 cross twin. A directory of links to those three alone, so that no
+ * glibc header can stand in for one musl lacks. Removed when this script exits.
+ */
+function kernelHeaders(arch) {
+  const [top, asm] = arch === 'x64' ? ['/usr/include', '/usr/include/x86_64-linux-gnu'] : ['/usr/aarch64-linux-gnu/include', '/usr/aarch64-linux-gnu/include'];
+  const dir = mkdtempSync(path.join(tmpdir(), `sexton-kernel-headers-${arch}-`));
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  symlinkSync(path.join(top, 'linux'), path.join(dir, 'linux'));
+  symlinkSync(path.join(top, 'asm-generic'), path.join(dir, 'asm-generic'));
+  symlinkSync(path.join(asm, 'asm'), path.join(dir, 'asm'));
+  return dir;
+}
+
 async function toolchain(target) {
   const cxx = `${target.prefix}g++`;
   const includes = ['-I', require('node-api-headers').include_dir, '-I', path.join(ROOT, require('node-addon-api').include_dir)];
@@ -73,7 +89,7 @@ async function toolchain(target) {
   }
   const musl = [`/usr/include/${target.musl}`, `/usr/lib/${target.musl}`];
   const gccInclude = await file('include');
-  const system = [...(await cxxIncludeDirs(cxx)), musl[0], gccInclude].flatMap((dir) => ['-isystem', dir]);
+  const system = [...(await cxxIncludeDirs(cxx)), musl[0], kernelHeaders(target.arch), gccInclude].flatMap((dir) => ['-isystem', dir]);
   const [crtbegin, crtend, libstdcxx, libgccEh, libgcc] = await Promise.all(
     ['crtbeginS.o', 'crtendS.o', 'libstdc++.a', 'libgcc_eh.a', 'libgcc.a'].map(file),
   );
