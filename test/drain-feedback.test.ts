@@ -2,14 +2,14 @@
 // line at the forward, the same in metrics, `sexton status` and the stats file, the count of what
 // came after the forward, and the host network, where quiet cannot be told.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeAll, expect, test } from 'vitest';
 import { SNAPSHOT_INTERVAL_MS } from '../src/report/exporters/index';
 import { Rig } from './support/balancer';
 import { status, statusJson } from './support/observability';
-import { fixture, requireBuilt, runAsPid1, until } from './support/pid1';
+import { httpGet } from './support/http';
+import { fixture, requireBuilt, runAsPid1, sleep, until } from './support/pid1';
 import { switchesByThread } from './support/processes';
 
 let rig: Rig | undefined;
@@ -23,20 +23,9 @@ afterEach(async () => {
 });
 
 /** GET http://host:port/path: its status and body, or the error's code. */
-function get(host: string, port: number, urlPath = '/'): Promise<{ status: number; body: string } | string> {
-  return new Promise((resolve) => {
-    const req = request({ host, port, path: urlPath, agent: false, timeout: 2000 }, (response) => {
-      let body = '';
-      response.on('data', (d) => (body += d));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
-    });
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
-    req.end();
-  });
-}
+const get = (host: string, port: number, urlPath = '/') =>
+  httpGet(port, urlPath, { host, timeoutMs: 2000 }).catch((error: NodeJS.ErrnoException) => error.code ?? error.message);
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Context switches of every thread of pid: an idle process has none. */
 const switches = (pid: number) => [...switchesByThread(pid).values()].reduce((a, b) => a + b, 0);
 
@@ -53,7 +42,7 @@ test("scrapes of sexton's own metrics are not traffic; what comes after the forw
   ], { launcher: ['ip', 'netns', 'exec', pod.netns], timeoutMs: 30_000 });
   await run.waitFor('app listening');
   await until(async () => typeof (await get(pod.address, 9102, '/metrics')) === 'object', 5000, 'metrics to listen');
-  expect(await get(pod.address, 8080)).toEqual({ status: 200, body: 'app\n' });
+  expect(await get(pod.address, 8080)).toEqual({ code: 200, body: 'app\n' });
 
   const stoppedAt = Date.now();
   run.signal('SIGTERM');
@@ -68,7 +57,7 @@ test("scrapes of sexton's own metrics are not traffic; what comes after the forw
   expect(waited).toBeLessThan(4000);
 
   // Late requests, while the app still serves: the balancer had not been told.
-  for (let i = 0; i < 5; i++) expect(await get(pod.address, 8080)).toMatchObject({ status: 200 });
+  for (let i = 0; i < 5; i++) expect(await get(pod.address, 8080)).toMatchObject({ code: 200 });
   // A sample or more after the last of them, and past the shared snapshot that metrics and status
   // answer from (taken at most once per SNAPSHOT_INTERVAL_MS: the one from the forward is stale by then).
   await sleep(300 + SNAPSHOT_INTERVAL_MS);

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { beforeAll, expect, it } from 'vitest';
 import { prng } from './support/argv-fuzz';
-import { freePort } from './support/observability';
+import { freePort } from './support/http';
 import { requireBuilt, runAsPid1 } from './support/pid1';
 
 beforeAll(requireBuilt);

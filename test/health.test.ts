@@ -3,32 +3,19 @@
 // sd_notify from a child that says READY=1 late, and from one that sends garbage.
 import { execFileSync } from 'node:child_process';
 import { statSync } from 'node:fs';
-import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileFixtures, CompiledFixtures } from './support/faults';
-import { eventually, freePort, status, statusJson } from './support/observability';
+import { eventually, status, statusJson } from './support/observability';
+import { freePort, httpGet } from './support/http';
 import { requireBuilt, runAsPid1, SEXTON } from './support/pid1';
 import { procStat } from './support/processes';
 import { childrenOf } from '../src/harness/namespace';
 
-/** One GET on a fresh connection (as kubelet probes): status code and body. */
-export function get(port: number, path: string, timeoutMs = 5000): Promise<{ code: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, agent: false, timeout: timeoutMs }, (res) => {
-      let body = '';
-      res.on('data', (chunk) => (body += chunk));
-      res.on('end', () => resolve({ code: res.statusCode as number, body }));
-    });
-    req.on('timeout', () => req.destroy(new Error(`no answer on ${path} within ${timeoutMs} ms`)));
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 async function answered(port: number, path: string, code: number, timeoutMs = 15_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const got = await get(port, path).catch(() => undefined);
+    const got = await httpGet(port, path).catch(() => undefined);
     if (got?.code === code) return got;
     if (Date.now() > deadline) throw new Error(`${path} never answered ${code}; last ${JSON.stringify(got)}`);
     await new Promise((r) => setTimeout(r, 20));
@@ -52,14 +39,14 @@ describe('readiness follows the stop', () => {
     expect((await answered(port, '/readyz', 200)).body).toBe('ok: the main child runs\n');
     const ready = ['--ready', '--socket', socket, '--pid', String(run.pid1)];
     expect(await status(ready)).toMatchObject({ exitCode: 0, stdout: 'ready: the main child runs' });
-    expect(await get(port, '/livez')).toEqual({ code: 200, body: 'ok\n' });
+    expect(await httpGet(port, '/livez')).toEqual({ code: 200, body: 'ok\n' });
     const [child] = childrenOf(run.pid1);
 
     const sent = performance.now();
     run.signal('SIGTERM');
     // The first probe made after the signal already fails: the handler's counter is read per
     // request, whatever JS has heard of yet.
-    const first = await get(port, '/readyz');
+    const first = await httpGet(port, '/readyz');
     const latencyMs = performance.now() - sent;
     expect(first.code).toBe(503);
     expect(first.body).toBe('not ready: stopping: the stop signal arrived\n');
@@ -68,8 +55,8 @@ describe('readiness follows the stop', () => {
 
     // The drain: sexton is live, the app still runs and has not heard of the stop.
     for (let i = 0; i < 5; i++) {
-      expect(await get(port, '/livez')).toEqual({ code: 200, body: 'ok\n' });
-      expect((await get(port, '/readyz')).code).toBe(503);
+      expect(await httpGet(port, '/livez')).toEqual({ code: 200, body: 'ok\n' });
+      expect((await httpGet(port, '/readyz')).code).toBe(503);
       await new Promise((r) => setTimeout(r, 200));
     }
     expect(procStat(child)?.state).not.toBe('Z');
@@ -85,14 +72,14 @@ describe('readiness follows the stop', () => {
     const port = await freePort();
     const run = await runAsPid1(['--health', `127.0.0.1:${port}`, '--metrics', `127.0.0.1:${port}`, '-d', '3', '--', 'sleep', '30']);
     await answered(port, '/readyz', 200);
-    const metrics = await get(port, '/metrics');
+    const metrics = await httpGet(port, '/metrics');
     expect(metrics.code).toBe(200);
     expect(metrics.body).toMatch(/^sexton_ready 1$/m);
-    expect((await get(port, '/nope')).code).toBe(404);
+    expect((await httpGet(port, '/nope')).code).toBe(404);
     run.signal('SIGTERM');
-    expect((await get(port, '/readyz')).code).toBe(503);
+    expect((await httpGet(port, '/readyz')).code).toBe(503);
     // Metrics come from the shared snapshot, at most a second old.
-    await eventually(async () => /^sexton_ready 0$/m.test((await get(port, '/metrics')).body), 5000, 'sexton_ready 0');
+    await eventually(async () => /^sexton_ready 0$/m.test((await httpGet(port, '/metrics')).body), 5000, 'sexton_ready 0');
     expect((await run.done()).exitCode).toBe(143);
   }, 30_000);
 });
@@ -122,7 +109,7 @@ describe('--ready-when notify', () => {
     await run.waitFor('sent');
     expect((await answered(port, '/readyz', 200)).body).toBe('ok: the app sent READY=1 (app: serving)\n');
     expect((await answered(port, '/readyz', 503)).body).toBe('not ready: stopping: the app sent STOPPING=1 (app: serving)\n');
-    expect((await get(port, '/livez')).code).toBe(200);
+    expect((await httpGet(port, '/livez')).code).toBe(200);
     run.signal('SIGTERM');
     const end = await run.done();
     expect(end.exitCode).toBe(143);
@@ -150,7 +137,7 @@ describe('--ready-when notify', () => {
       readyWhen: 'notify', live: true, ready: true, reason: 'the app sent READY=1 (app: with a descriptor)',
       notifications: { accepted: 2, malformed: 5, oversized: 2, foreign: 1, descriptors: 1 },
     });
-    expect((await get(port, '/readyz')).code).toBe(200);
+    expect((await httpGet(port, '/readyz')).code).toBe(200);
     run.signal('SIGTERM');
     const end = await run.done();
     expect(end.exitCode).toBe(143);

@@ -3,7 +3,8 @@
 // namespace. Floods past the cap run under `prlimit --nofile=1024`, where 1,100 held connections
 // used to take every descriptor PID 1 had and lose the stop that followed.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, freePort, ownSocketInodes, status } from './support/observability';
+import { eventually, ownSocketInodes, status } from './support/observability';
+import { freePort } from './support/http';
 import { requireBuilt, runAsPid1, sleep, until, zombiesUnder } from './support/pid1';
 import { defaultStatusSocket, exchange, flood, Flood, openFds, stackLines, statusCodes } from './support/listeners';
 

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { statusKb } from './support/faults';
-import { freePort } from './support/observability';
+import { freePort } from './support/http';
 import { requireBuilt, ROOT, runAsPid1, until } from './support/pid1';
 
 const MiB = 1024;  // /proc/PID/status counts in kB

@@ -4,7 +4,7 @@
 // nobody is connected, and a client that connects and sends nothing is still let go.
 import * as net from 'node:net';
 import { beforeAll, expect, it } from 'vitest';
-import { freePort } from './support/observability';
+import { freePort } from './support/http';
 import { requireBuilt, runAsPid1, sleep } from './support/pid1';
 import { switchesByThread } from './support/processes';
 

@@ -7,7 +7,8 @@ import * as path from 'node:path';
 import { execa } from 'execa';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { requireBuilt, ROOT, runAsPid1, SEXTON, until, zombiesUnder } from './support/pid1';
-import { checkMetrics, eventually, freePort, freshDir, leakingApp, namespacePid, ownSocketInodes, promtool, removeDirs, sample, status, statusJson, unixSocketInode } from './support/observability';
+import { checkMetrics, eventually, freshDir, leakingApp, namespacePid, ownSocketInodes, promtool, removeDirs, sample, status, statusJson, unixSocketInode } from './support/observability';
+import { freePort } from './support/http';
 import { childrenOf } from '../src/harness/namespace';
 import { hostDescendants } from './support/processes';
 

@@ -1,7 +1,10 @@
-// The app's sd_notify datagrams, judged and applied to readiness: who sent it (the main child's
-// tree, or a stranger sharing the pod's network namespace), whether it fits, what it says.
-import type { Datagram } from '../platform/native';
+// The app's sd_notify datagrams (--ready-when notify): the socket the child inherits, and each
+// datagram judged and applied to readiness: who sent it (the main child's tree, or a stranger
+// sharing the pod's network namespace), whether it fits, what it says.
+import { notifySocketAddress } from '../config/addresses';
+import { Datagram, Native, StartError } from '../platform/native';
 import type { Logger } from '../platform/log';
+import { errnoName } from '../platform/os-constants';
 import { readProcess } from '../platform/procfs';
 import { quote } from '../config/quote';
 import { parseNotification, Rejection } from './sd-notify';
@@ -32,7 +35,23 @@ export function inMainTree(pid: number, mainPid: number, procTrusted: boolean, r
 export class Notifications {
   private readonly warned = new Set<Rejection | 'ready'>();
 
-  constructor(private readonly readiness: Readiness, private readonly log: Logger, private readonly procTrusted: boolean) {}
+  constructor(private readonly native: Native, private readonly readiness: Readiness, private readonly log: Logger, private readonly procTrusted: boolean) {}
+
+  /** NOTIFY_SOCKET in the environment the child inherits; before the spawn, so a failure is a StartError. */
+  open(): void {
+    const address = notifySocketAddress();
+    const errno = this.native.openNotifySocket(address);
+    if (errno !== 0) throw new StartError(`cannot open the sd_notify socket ${address} (${errnoName(errno)})`);
+    if (process.env.NOTIFY_SOCKET) this.log.debug(`NOTIFY_SOCKET ${quote(process.env.NOTIFY_SOCKET)} is replaced by sexton's own for the child`);
+    process.env.NOTIFY_SOCKET = address;
+  }
+
+  /** Reads what is waiting on the socket (a turn's worth) and applies it. */
+  receiveWaiting(mainPid: number): void {
+    const datagrams = this.native.receiveNotifications(DATAGRAMS_PER_TURN);
+    if (typeof datagrams === 'number') this.log.error(`sd_notify: receive failed (${errnoName(datagrams)})`);
+    else this.receive(datagrams, mainPid);
+  }
 
   /** Judges and applies each datagram. */
   receive(datagrams: Datagram[], mainPid: number): void {

@@ -27,8 +27,7 @@ import { TrafficDrain } from './drain';
 import { Readiness } from './readiness';
 import { readPidsBudget } from '../platform/pids-cgroup';
 import { descendantsOf, scanProcesses } from '../platform/procfs';
-import { DATAGRAMS_PER_TURN, Notifications } from './notifications';
-import { notifySocketAddress } from '../config/addresses';
+import { Notifications } from './notifications';
 
 const { SIGKILL } = constants.signals;
 const { ESRCH } = constants.errno;
@@ -76,7 +75,7 @@ export class Supervisor {
     // arrives, before JS hears of it and whatever the drain delay.
     const stop = options.stopSignal;
     this.readiness = new Readiness(options.readyWhen, stop > 0 ? () => native.signalsReceived(stop) : () => 0);
-    this.notifications = new Notifications(this.readiness, log, this.procTrusted);
+    this.notifications = new Notifications(native, this.readiness, log, this.procTrusted);
     this.exporters = new Exporters(options, () => this.snapshot(), log, native, () => this.memory.afterAnswer(), () => this.readiness.state());
     this.steps = new StopSteps((action) => this.act(action), log);
     this.drain = TrafficDrain.fromOptions(options, native, log, () => this.guarded(() => this.step({ kind: 'traffic-quiet' })));
@@ -132,7 +131,7 @@ export class Supervisor {
     const subreaper = this.isInit || (this.options.subreaper && native.becomeSubreaper()) || native.isSubreaper();
     stopPathWarnings({ isInit: this.isInit, subreaper, procTrusted: this.procTrusted, ppid: process.ppid, pid1Name: this.isInit ? undefined : readPid1Name() }).forEach((w) => this.log.warn(w));
     this.memory.watch();
-    if (options.readyWhen === 'notify') this.openNotifySocket();
+    if (options.readyWhen === 'notify') this.notifications.open();
 
     const [command] = options.command;
     const argv = rawArguments(options.command, this.procTrusted);
@@ -168,21 +167,6 @@ export class Supervisor {
     }
   }
 
-  /** NOTIFY_SOCKET in the environment the child inherits; before the spawn, so a failure is a StartError. */
-  private openNotifySocket(): void {
-    const address = notifySocketAddress();
-    const errno = this.native.openNotifySocket(address);
-    if (errno !== 0) throw new StartError(`cannot open the sd_notify socket ${address} (${errnoName(errno)})`);
-    if (process.env.NOTIFY_SOCKET) this.log.debug(`NOTIFY_SOCKET ${quote(process.env.NOTIFY_SOCKET)} is replaced by sexton's own for the child`);
-    process.env.NOTIFY_SOCKET = address;
-  }
-
-  private receiveNotifications(): void {
-    const datagrams = this.native.receiveNotifications(DATAGRAMS_PER_TURN);
-    if (typeof datagrams === 'number') this.log.error(`sd_notify: receive failed (${errnoName(datagrams)})`);
-    else this.notifications.receive(datagrams, this.mainPid);
-  }
-
   private startThread(name: string, errno: number): void {
     if (errno !== 0) throw new StartError(`cannot start its ${name} thread (${errnoName(errno)}${errno === constants.errno.EAGAIN ? ': the pids limit or RLIMIT_NPROC leaves no room' : ''})`);
   }
@@ -208,7 +192,7 @@ export class Supervisor {
 
   private onNotice(notice: Notice): void {
     if (notice.kind === 'oom') this.memory.onOomKill();
-    else if (notice.kind === 'notify') this.receiveNotifications();
+    else if (notice.kind === 'notify') this.notifications.receiveWaiting(this.mainPid);
     else if (notice.kind === 'lost') this.catchUpOnStopSignals();  // JS fell behind a flood
     else this.onSignal(notice);
   }

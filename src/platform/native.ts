@@ -227,9 +227,13 @@ function addonCandidates(errors: string[]): string[] {
   }
 }
 
-/** The calls whose arguments come from the user, or whose misuse C++ would not catch, checked here. */
-function withArgumentChecks(addon: Native): Native {
-  const { openNotifySocket, receiveNotifications, signalsReceived } = addon;
+/**
+ * The one argument C++ does not check itself: a notify socket address comes from the user, and
+ * '@name' (Linux's abstract namespace) becomes the leading NUL the kernel reads. Every other
+ * call's arguments are checked in native/arguments.cc.
+ */
+function withNotifyAddress(addon: Native): Native {
+  const { openNotifySocket } = addon;
   return Object.assign({ ...addon }, {
     openNotifySocket(address: string): number {
       if (typeof address !== 'string') throw new TypeError('openNotifySocket: the address must be a string');
@@ -238,14 +242,6 @@ function withArgumentChecks(addon: Native): Native {
         throw new TypeError(`openNotifySocket: ${JSON.stringify(address)} is not a Unix socket address (1 to ${UNIX_PATH_MAX} bytes, no NUL)`);
       }
       return openNotifySocket.call(addon, name);
-    },
-    receiveNotifications(max: number): Datagram[] | number {
-      if (!Number.isInteger(max) || max < 1 || max > 1024) throw new TypeError('receiveNotifications: max must be a whole number from 1 to 1024');
-      return receiveNotifications.call(addon, max);
-    },
-    signalsReceived(signal: number): number {
-      if (!Number.isInteger(signal) || signal < 1 || signal > 64) throw new TypeError('signalsReceived: not a signal number');
-      return signalsReceived.call(addon, signal);
     },
   });
 }
@@ -268,7 +264,7 @@ export function loadNative(): Native {
       // An addon from another build of sexton would fail later, at the first call it lacks.
       const missing = NATIVE_FUNCTIONS.filter((name) => typeof addon[name] !== 'function');
       if (missing.length > 0) throw new Error(`it lacks ${missing.join(', ')}: it was built from another version of sexton`);
-      loaded = withArgumentChecks(addon as unknown as Native);
+      loaded = withNotifyAddress(addon as unknown as Native);
       return loaded;
     } catch (error) {
       errors.push(`${candidate}: ${(error as Error).message.split('\n')[0]}`);

@@ -2,35 +2,13 @@
 // bridge network (CNI's bridge and portmap here: no slirp4netns or pasta on these machines),
 // and `podman healthcheck run` with `sexton status --ready`, which turns unhealthy the moment
 // the stop signal arrives while the app still serves its drain delay.
-import { request } from 'node:http';
-import { createServer } from 'node:net';
 import { afterEach, expect, inject, test } from 'vitest';
 import { images, removeAll, start, waitForLog } from './containers';
 import { podman } from './podman';
+import { freePort, httpGet } from '../support/http';
 
 afterEach(removeAll);
 
-function get(port: number, path: string): Promise<{ code: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, agent: false, timeout: 3000 }, (res) => {
-      let body = '';
-      res.on('data', (chunk) => (body += chunk));
-      res.on('end', () => resolve({ code: res.statusCode as number, body }));
-    });
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().once('error', reject).listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 test('the health port through a published port: /readyz 200, then 503 at podman kill -s TERM while /livez stays 200', async () => {
   const port = await freePort();
@@ -40,11 +18,11 @@ test('the health port through a published port: /readyz 200, then 503 at podman 
     env: { SEXTON_HEALTH: '0.0.0.0:8086', SEXTON_DRAIN_DELAY: '5' },
   });
   await waitForLog(name, 'cooperative: ready');
-  await expect.poll(() => get(port, '/readyz').catch(() => undefined), { timeout: 20_000, interval: 200 })
+  await expect.poll(() => httpGet(port, '/readyz').catch(() => undefined), { timeout: 20_000, interval: 200 })
     .toEqual({ code: 200, body: 'ok: the main child runs\n' });
   await podman(inject('engine'), ['kill', '--signal', 'TERM', name]);
-  expect(await get(port, '/readyz')).toEqual({ code: 503, body: 'not ready: stopping: the stop signal arrived\n' });
-  expect(await get(port, '/livez')).toEqual({ code: 200, body: 'ok\n' });
+  expect(await httpGet(port, '/readyz')).toEqual({ code: 503, body: 'not ready: stopping: the stop signal arrived\n' });
+  expect(await httpGet(port, '/livez')).toEqual({ code: 200, body: 'ok\n' });
   expect(await waitForLog(name, 'received TERM')).not.toContain('cooperative: SIGTERM');  // draining: the app has not heard yet
 });
 

@@ -4,7 +4,8 @@
 // period, and zombie counts are asserted.
 import { afterEach, expect, test } from 'vitest';
 import { exec, logs, waitForLog } from './containers';
-import { exitCodeOf, freePort, localManifest, play, removePods, stopPod, zombieCount } from './kube';
+import { freePort } from '../support/http';
+import { exitCodeOf, localManifest, play, removePods, stopPod, zombieCount } from './kube';
 
 afterEach(removePods);
 

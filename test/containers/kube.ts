@@ -4,7 +4,6 @@
 // port of the host. Pods are stopped with `podman pod stop -t <terminationGracePeriodSeconds>`:
 // podman 4.3's `kube down` kills at once and ignores the manifest's grace.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { inject } from 'vitest';
@@ -20,17 +19,6 @@ export function localImages(): Record<string, string> {
   return { 'my-org/example-node-app:latest': `${images.nodeApp}:latest`, 'my-org/node-sexton:20': `${images.node}:latest` };
 }
 
-/** A loopback port nobody listens on now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 export interface Manifest {
   text: string;

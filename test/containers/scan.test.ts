@@ -4,7 +4,8 @@
 import { execa } from 'execa';
 import * as path from 'node:path';
 import { afterEach, expect, inject, test } from 'vitest';
-import { checkMetrics, freePort, sample } from '../support/observability';
+import { checkMetrics, sample } from '../support/observability';
+import { freePort } from '../support/http';
 import { requireBuilt, SEXTON, until } from '../support/pid1';
 import { images, removeAll, runToEnd, start } from './containers';
 import { podman } from './podman';

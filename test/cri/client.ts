@@ -88,9 +88,12 @@ export class CriClient {
     return this.call(this.runtime, 'StartContainer', { container_id: id });
   }
 
-  /** StopContainer with the grace period in seconds; the call returns once the container exited. */
-  stopContainer(id: string, timeoutSeconds: number) {
-    return this.call(this.runtime, 'StopContainer', { container_id: id, timeout: timeoutSeconds }, (timeoutSeconds + 60) * 1000);
+  /**
+   * StopContainer with the grace period in seconds; the call returns once the container exited,
+   * or fails at the call's deadline (the kubelet's "DeadlineExceeded" for a pod that will not end).
+   */
+  stopContainer(id: string, timeoutSeconds: number, deadlineMs = (timeoutSeconds + 60) * 1000) {
+    return this.call(this.runtime, 'StopContainer', { container_id: id, timeout: timeoutSeconds }, deadlineMs);
   }
 
   removeContainer(id: string) {

@@ -2,7 +2,8 @@
 // command outlives the timeout is killed by the runtime, but only the process it started: its
 // child is orphaned, and an orphan of a process exec'd into a container goes to the container's
 // PID 1 (its parent, the exec, has no parent inside the namespace). Without an init those pile
-// up as zombies once they end; with sexton as PID 1 they are reaped.
+// up as zombies once they end; with sexton as PID 1 they are reaped. With `sexton probe` as the
+// probe's command, nothing is orphaned at all, whatever PID 1 does: the probe ends its own tree.
 import { afterEach, expect, test } from 'vitest';
 import { CRI_IMAGES } from './images';
 import { cri, exited, Pod, podName } from './pods';
@@ -12,6 +13,8 @@ const APP = ['node', '-e', 'setInterval(() => {}, 1000)'];
 /** A probe that hangs past its 1 s timeout on a child that ends 2 s after it started. */
 const HUNG_PROBE = ['sh', '-c', 'sleep 2 & wait'];
 const PROBES = 5;
+/** Every process of the container but PID 1 and this shell: pid, state and name, one a line. */
+const OTHERS = ['sh', '-c', 'for d in /proc/[0-9]*; do p=${d#/proc/}; [ $p = 1 ] || [ $p = $$ ] || { read -r s < $d/stat && echo "$s"; }; done; true'];
 /** The parent pid of every zombie of the container, one a line. */
 const ZOMBIE_PARENTS = ['sh', '-c', 'for f in /proc/[0-9]*/status; do grep -q "^State:.*Z" $f && sed -n "s/^PPid:\\s*//p" $f; done; true'];
 
@@ -57,4 +60,19 @@ test('with sexton as PID 1: the probes\' orphans are reaped, and StopContainer i
   expect(ms).toBeLessThan(5000);
   expect((await exited(app)).exit_code).toBe(143);
   expect(pod.log('app')).toMatch(new RegExp(`sexton: exiting with 143: reaped ${PROBES + 1} \\(${PROBES} orphans: sleep×${PROBES}\\)`));
+});
+
+test(`sexton probe as the probe's command, under a PID 1 that never reaps: each probe ends its hung tree at its own --timeout and fails with 124; nothing is left, running or zombie`, async () => {
+  const pod = await new Pod(podName('probes-sexton-probe')).run();
+  pods.push(pod);
+  const app = await pod.start({ name: 'app', image: CRI_IMAGES.node, command: APP });
+  // A child that would outlive any probe: if the tree were not ended, it would still run.
+  const probe = ['sexton', 'probe', '--timeout', '1', '--kill-after', '0.5', '--', 'sh', '-c', 'sleep 60 & wait'];
+  const results = await Promise.all(Array.from({ length: PROBES }, () => cri().execSync(app, probe, 5)));
+  for (const result of results) {
+    expect(result.exit_code, result.stderr).toBe(124);
+    expect(result.stderr).toMatch(/sexton probe: 'sh -c sleep 60 & wait' did not finish within 1 s: terminating its process tree/);
+  }
+  const others = await cri().execSync(app, OTHERS, 10);
+  expect(others.stdout.split('\n').filter(Boolean)).toEqual([]);
 });

@@ -7,7 +7,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PidsCgroup } from '../support/cgroups';
-import { freePort, freshDir, removeDirs, statusJson } from '../support/observability';
+import { freshDir, removeDirs, statusJson } from '../support/observability';
+import { freePort } from '../support/http';
 import { fixture, requireBuilt, runAsPid1, SEXTON, until } from '../support/pid1';
 import { track } from '../support/processes';
 

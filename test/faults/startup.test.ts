@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURES, requireBuilt, runAsPid1, SEXTON, until } from '../support/pid1';
-import { freePort } from '../support/observability';
+import { freePort } from '../support/http';
 import { procStat, track } from '../support/processes';
 import { childrenOf, inPidNamespace } from '../../src/harness/namespace';
 

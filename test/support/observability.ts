@@ -2,7 +2,6 @@
 // free ports, and promtool as the reference parser of the Prometheus text format.
 import { execa } from 'execa';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { FIXTURES, SEXTON } from './pid1';
@@ -94,17 +93,6 @@ export function namespacePid(hostPid: number): number {
   return Number((line as string).trim().split(/\s+/).pop());
 }
 
-/** A TCP port on 127.0.0.1 that nobody listens on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 const PROMTOOL = '/usr/bin/promtool';
 
