@@ -48,8 +48,12 @@ describe('orphans (through the CLI, --json)', () => {
     // The documented fields, with their types.
     expect(report).toMatchObject({
       workload: 'orphans', init: 'none', eagain: 0, exitCode: null, verdict: 'init-failed',
-      peakZombies: ORPHANS, zombiesBeforeStop: ORPHANS, zombiesHeldByLiveParents: 0, zombiesLeftAtExit: ORPHANS, zombieParents: [],
+      zombiesBeforeStop: ORPHANS, zombiesHeldByLiveParents: 0, zombiesLeftAtExit: ORPHANS, zombieParents: [],
     });
+    // The peak may hold one more: a batch's shell, a zombie of the app from its exit to Node's
+    // reap of it, when a sample falls in between (seen once in a CI run, as uid 65534).
+    expect(report.peakZombies).toBeGreaterThanOrEqual(ORPHANS);
+    expect(report.peakZombies).toBeLessThanOrEqual(ORPHANS + 1);
     expect(report.durationMs).toEqual(expect.any(Number));
     const samples = report.samples as { atMs: number; zombies: number; processes: number }[];
     expect(samples.length).toBeGreaterThan(10);

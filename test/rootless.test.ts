@@ -25,7 +25,11 @@ describe(`sexton harness as uid ${NOBODY}`, () => {
   test('orphans --init none: init-failed, exit 1; every orphan stays a zombie', async () => {
     const run = await asNobody(['node', 'dist/sexton.js', 'harness', 'orphans', '--init', 'none', '--json', '--size', String(ORPHANS)]);
     expect(run.exitCode, run.stdout + run.stderr).toBe(1);
-    expect(parseJsonReport(run)).toMatchObject({ namespace: 'user', ran: true, verdict: 'init-failed', peakZombies: ORPHANS, zombiesLeftAtExit: ORPHANS });
+    const report = parseJsonReport(run);
+    expect(report).toMatchObject({ namespace: 'user', ran: true, verdict: 'init-failed', zombiesLeftAtExit: ORPHANS });
+    // One more at the peak is a batch's shell between its exit and the app's reap of it.
+    expect(report.peakZombies).toBeGreaterThanOrEqual(ORPHANS);
+    expect(report.peakZombies).toBeLessThanOrEqual(ORPHANS + 1);
   });
 
   test('the table says how it ran, and --help says what root and non-root can do', async () => {

@@ -56,5 +56,6 @@ test('add-sexton.yaml: the init container copies sexton and node into the emptyD
   await cri().stopContainer(id, 30);
   expect(Date.now() - started).toBeLessThan(5000);
   expect((await exited(id)).exit_code).toBe(143);
-  expect(pod.log('app')).toMatch(/sexton: exiting with 143: reaped 11 \(10 orphans: sleep×10\)/);
+  // Orphans are named within a budget (native/reaper.cc): some may go unnamed, none misnamed.
+  expect(pod.log('app')).toMatch(/sexton: exiting with 143: reaped 11 \(10 orphans: sleep×\d+( \d+ unnamed)?\)/);
 });

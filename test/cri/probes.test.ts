@@ -59,7 +59,8 @@ test('with sexton as PID 1: the probes\' orphans are reaped, and StopContainer i
   console.log(`probes with sexton: StopContainer(timeout 10) took ${ms} ms`);
   expect(ms).toBeLessThan(5000);
   expect((await exited(app)).exit_code).toBe(143);
-  expect(pod.log('app')).toMatch(new RegExp(`sexton: exiting with 143: reaped ${PROBES + 1} \\(${PROBES} orphans: sleep×${PROBES}\\)`));
+  // Orphans are named within a budget (native/reaper.cc): some may go unnamed, none misnamed.
+  expect(pod.log('app')).toMatch(new RegExp(`sexton: exiting with 143: reaped ${PROBES + 1} \\(${PROBES} orphans: sleep×\\d+( \\d+ unnamed)?\\)`));
 });
 
 test(`sexton probe as the probe's command, under a PID 1 that never reaps: each probe ends its hung tree at its own --timeout and fails with 124; nothing is left, running or zombie`, async () => {
