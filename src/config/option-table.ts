@@ -1,6 +1,6 @@
-// The one list of sexton's options: the parser's syntax, the usage text and the environment
-// variables all come from it, and a test checks the README's table against it. What each value
-// means is decided in options.ts.
+// The one list of sexton's options: the parser's syntax, the usage text, the environment
+// variables and the defaults all come from it, and a test checks the README's table against it.
+// What each value means is decided in options.ts.
 
 export interface OptionSpec {
   long: string;
@@ -10,6 +10,8 @@ export interface OptionSpec {
   /** The environment variable, and how its value is shown in the usage. */
   env?: string;
   envValue?: string;
+  /** The value taken when neither the flag nor the variable gives one; the usage shows it. */
+  default?: string;
   /** Usage text, one entry per line. */
   help: string[];
   /** Reached by its short letter only: `long` is just its name (tini has no long options). */
@@ -25,18 +27,18 @@ export const OPTION_TABLE: readonly OptionSpec[] = [
   { long: 'rewrite', short: 'r', value: 'FROM:TO', env: 'SEXTON_REWRITE', envValue: 'FROM:TO,...', help: ['forward FROM as TO; TO=0 or none drops it'] },
   { long: 'pdeath', short: 'p', value: 'SIGNAL', env: 'SEXTON_PDEATH', help: ['signal sexton gets when its parent dies'] },
   { long: 'remap-exit', short: 'e', value: 'CODE', env: 'SEXTON_REMAP_EXIT', envValue: 'CODE,...', help: ['report child exit CODE as 0 (repeatable)'] },
-  { long: 'stop-signal', short: 's', value: 'SIGNAL', env: 'SEXTON_STOP_SIGNAL', help: ['signal that starts shutdown (default TERM)'] },
-  { long: 'drain-delay', short: 'd', value: 'SECONDS', env: 'SEXTON_DRAIN_DELAY', help: ['wait before forwarding the stop signal (0)'] },
+  { long: 'stop-signal', short: 's', value: 'SIGNAL', env: 'SEXTON_STOP_SIGNAL', default: 'TERM', help: ['signal that starts shutdown'] },
+  { long: 'drain-delay', short: 'd', value: 'SECONDS', env: 'SEXTON_DRAIN_DELAY', default: '0', help: ['wait before forwarding the stop signal'] },
   { long: 'drain-quiet', value: 'SECONDS', env: 'SEXTON_DRAIN_QUIET', help: ['forward it once no traffic reached the app for', 'SECONDS; --drain-delay is then the cap (off)'] },
-  { long: 'grace', short: 't', value: 'SECONDS', env: 'SEXTON_GRACE', help: ['time the whole tree gets to exit (10)'] },
+  { long: 'grace', short: 't', value: 'SECONDS', env: 'SEXTON_GRACE', default: '10', help: ['time the whole tree gets to exit'] },
   { long: 'strict', env: 'SEXTON_STRICT', envValue: '1', help: ['exit 70 if the child exited 0 but leaked', 'orphans or zombies (a CI check)'] },
   { long: 'status-socket', value: 'PATH', env: 'SEXTON_STATUS_SOCKET', help: ["where 'sexton status' asks; none = off", '(default on as PID 1: an abstract socket, @NAME)'] },
   { long: 'metrics', value: 'HOST:PORT', env: 'SEXTON_METRICS', help: ['serve Prometheus metrics (off); HOST is an', 'IP address or localhost'] },
   { long: 'health', value: 'HOST:PORT', env: 'SEXTON_HEALTH', help: ['serve GET /livez and /readyz (off); may be', "--metrics's address (one port for both)"] },
-  { long: 'ready-when', value: 'WHEN', env: 'SEXTON_READY_WHEN', help: ['started (default) or notify: ready once the', 'app sends READY=1 to $NOTIFY_SOCKET'] },
+  { long: 'ready-when', value: 'WHEN', env: 'SEXTON_READY_WHEN', default: 'started', help: ['started or notify: ready once the app', 'sends READY=1 to $NOTIFY_SOCKET'] },
   { long: 'stats-file', value: 'PATH', env: 'SEXTON_STATS_FILE', help: ['keep stats as JSON at PATH (off)'] },
-  { long: 'log-format', value: 'FORMAT', env: 'SEXTON_LOG_FORMAT', help: ['text or json (one object per line)'] },
-  { long: 'child-oom-score-adj', value: 'V', env: 'SEXTON_CHILD_OOM_SCORE_ADJ', help: ['auto, off or -1000..1000 (default auto: the', 'OOM killer picks an app process before sexton)'] },
+  { long: 'log-format', value: 'FORMAT', env: 'SEXTON_LOG_FORMAT', default: 'text', help: ['text, or json: one object a line'] },
+  { long: 'child-oom-score-adj', value: 'V', env: 'SEXTON_CHILD_OOM_SCORE_ADJ', default: 'auto', help: ['auto, off or -1000..1000; auto: the OOM', 'killer picks an app process before sexton'] },
   { long: 'help', short: 'h', help: ['this text'] },
   { long: 'version', short: 'V', help: ["sexton's version"] },
 ];
@@ -58,13 +60,16 @@ export function optionsUsage(table: readonly OptionSpec[] = OPTION_TABLE): strin
     if (o.shortOnly) return `-${o.short}${value}`;
     return `${o.short ? `-${o.short}, ` : '    '}--${o.long}${value}`;
   };
+  // The default closes the option's last line of help.
+  const help = (o: OptionSpec) => (o.default === undefined ? o.help : [...o.help.slice(0, -1), `${o.help.at(-1)} (default ${o.default})`]);
   const flagWidth = Math.max(...table.map((o) => flag(o).length)) + 2;
-  const helpWidth = Math.max(...table.map((o) => o.help[0].length)) + 2;
+  const helpWidth = Math.max(...table.map((o) => help(o)[0].length)) + 2;
   const lines: string[] = [];
   for (const o of table) {
     const env = o.env ? `${o.env}=${o.envValue ?? o.value}` : '';
-    lines.push(`  ${flag(o).padEnd(flagWidth)}${o.help[0].padEnd(helpWidth)}${env}`.trimEnd());
-    for (const more of o.help.slice(1)) lines.push(`  ${''.padEnd(flagWidth)}${more}`);
+    const [first, ...more] = help(o);
+    lines.push(`  ${flag(o).padEnd(flagWidth)}${first.padEnd(helpWidth)}${env}`.trimEnd());
+    for (const line of more) lines.push(`  ${''.padEnd(flagWidth)}${line}`);
   }
   return lines.join('\n');
 }

@@ -242,11 +242,14 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, isInit = false
   const rewriteTexts = has('rewrite') ? values('rewrite') : list(env.SEXTON_REWRITE);
   const rewrites = new Map(rewriteTexts.map(parseRewrite));
 
-  /** The flag's last value, else the environment's. */
+  /** The flag's last value, else the environment's, else the table's default. */
   const last = (flag: Flag): string | undefined => {
     if (has(flag)) return values(flag).at(-1);
-    return env[optionNamed(flag)?.env as string];
+    const spec = optionNamed(flag);
+    return env[spec?.env as string] ?? spec?.default;
   };
+  /** The same, for an option the table gives a default. */
+  const valueOf = (flag: Flag): string => last(flag) as string;
   const pdeathText = last('pdeath');
   const pdeathSignal = pdeathText === undefined ? undefined : signalOption(pdeathText, 'pdeath');
   if (pdeathSignal === parseSignal('STOP')) throw new UsageError(`pdeath ${quote(pdeathText as string)}: sexton would stop, not end`);
@@ -254,15 +257,13 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, isInit = false
   const remapTexts = has('remap-exit') ? values('remap-exit') : list(env.SEXTON_REMAP_EXIT);
   const remapExit = new Set(remapTexts.map(parseExitCode));
 
-  const stopText = last('stop-signal');
-  const stopSignal = stopText === undefined ? parseSignal('TERM') as number : signalOption(stopText, 'stop-signal');
-  if (UNHANDLED.has(stopSignal)) throw new UsageError(`stop-signal ${quote(stopText as string)}: sexton never handles it`);
-  const drainText = last('drain-delay');
-  const drainDelay = drainText === undefined ? 0 : parseSeconds('drain-delay', drainText);
+  const stopText = valueOf('stop-signal');
+  const stopSignal = signalOption(stopText, 'stop-signal');
+  if (UNHANDLED.has(stopSignal)) throw new UsageError(`stop-signal ${quote(stopText)}: sexton never handles it`);
+  const drainDelay = parseSeconds('drain-delay', valueOf('drain-delay'));
   const quietText = last('drain-quiet');
   const drainQuiet = quietText === undefined ? 0 : parseDrainQuiet(quietText, drainDelay);
-  const graceText = last('grace');
-  const grace = graceText === undefined ? 10 : parseSeconds('grace', graceText);
+  const grace = parseSeconds('grace', valueOf('grace'));
 
   const socketText = last('status-socket');
   const statusSocket = socketText === undefined ? (isInit ? defaultSocketPaths() : []) : socketText === 'none' ? [] : [socketText];
@@ -270,13 +271,12 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, isInit = false
   const metrics = metricsText === undefined ? undefined : parseListenAddress('metrics', metricsText);
   const healthText = last('health');
   const health = healthText === undefined ? undefined : parseListenAddress('health', healthText);
-  const readyWhen = (last('ready-when') ?? 'started').trim();
+  const readyWhen = valueOf('ready-when').trim();
   if (readyWhen !== 'started' && readyWhen !== 'notify') throw new UsageError(`ready-when ${quote(readyWhen)}: expected started or notify`);
   const statsFile = last('stats-file');
-  const logFormat = (last('log-format') ?? 'text') as LogFormat;
+  const logFormat = valueOf('log-format') as LogFormat;
   if (logFormat !== 'text' && logFormat !== 'json') throw new UsageError(`log-format ${quote(logFormat)}: expected text or json`);
-  const oomText = last('child-oom-score-adj');
-  const childOomScoreAdj = oomText === undefined ? 'auto' : parseOomPolicy(oomText);
+  const childOomScoreAdj = parseOomPolicy(valueOf('child-oom-score-adj'));
 
   if (command.length === 0) throw new UsageError('no command given: what should sexton run?');
   if (command[0] === '') throw new UsageError("the command is an empty word ('')");
