@@ -70,11 +70,11 @@ export function ensurePeers(log) {
   if (still.length > 0) throw new Error(`still missing after install: ${still.map((peer) => peer.binary).join(', ')}`);
 }
 
-/** Compiles bench/child.c into a temporary directory; returns the binary and a cleanup. */
-export function compileChild() {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'sexton-bench-'));
-  const binary = path.join(dir, 'child');
-  execFileSync('cc', ['-O2', '-Wall', '-o', binary, path.join(ROOT, 'bench', 'child.c')], { stdio: ['ignore', 'ignore', 'inherit'] });
+/** Compiles bench/NAME.c (child, churn) into a temporary directory; returns the binary and a cleanup. */
+export function compileBench(name) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), `sexton-bench-${name}-`));
+  const binary = path.join(dir, name);
+  execFileSync('cc', ['-O2', '-Wall', '-o', binary, path.join(ROOT, 'bench', `${name}.c`)], { stdio: ['ignore', 'ignore', 'inherit'] });
   return { binary, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 

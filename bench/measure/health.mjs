@@ -9,22 +9,14 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
 import { contextSwitches } from '../lib/procfs.mjs';
 import { childrenOf, killAll, sleep, startPid1, until } from '../lib/pid1.mjs';
 import { median, percentile } from '../lib/stats.mjs';
+import { freePort } from '../lib/net.mjs';
 import { requireBuilt, SEXTON } from '../lib/setup.mjs';
 
 const TICKS = 100;
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer().once('error', reject).listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function get(port, path) {
   return new Promise((resolve) => {

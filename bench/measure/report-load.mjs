@@ -13,14 +13,13 @@
 //   node bench/measure/report-load.mjs [--baseline JS] [--seconds S] [--clients N] [--after S]
 //
 // Every namespace is SIGKILLed by pid when it ends, however it ends.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import * as net from 'node:net';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { childrenOf, killAll, sleep, startPid1 } from '../lib/pid1.mjs';
 import { memoryOf } from '../lib/procfs.mjs';
-import { requireBuilt, ROOT, SEXTON } from '../lib/setup.mjs';
+import { freePort } from '../lib/net.mjs';
+import { compileBench, requireBuilt, SEXTON } from '../lib/setup.mjs';
 
 const log = (message) => process.stderr.write(`report-load: ${message}\n`);
 
@@ -37,23 +36,7 @@ function parseArgs(args) {
   return out;
 }
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
-function compileChurn() {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'sexton-listeners-load-'));
-  const binary = path.join(dir, 'churn');
-  execFileSync('cc', ['-O2', '-Wall', '-o', binary, path.join(ROOT, 'bench', 'churn.c')], { stdio: ['ignore', 'ignore', 'inherit'] });
-  return { binary, remove: () => rmSync(dir, { recursive: true, force: true }) };
-}
 
 const cpuSeconds = (pid) => {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
@@ -190,7 +173,7 @@ const mib = (kib) => (kib / 1024).toFixed(2);
 async function main() {
   requireBuilt();
   const options = parseArgs(process.argv.slice(2));
-  const churn = compileChurn();
+  const churn = compileBench('churn');
   try {
     const candidates = [['sexton', SEXTON], ...(options.baseline ? [['sexton (baseline)', options.baseline]] : [])];
     for (const [name, script] of candidates) {

@@ -26,16 +26,16 @@
 // default), and the slope after it (least squares over the samples from then on), in MiB and
 // MiB/min. Every namespace is
 // SIGKILLed by pid when the soak ends, however it ends.
-import { execFile, execFileSync } from 'node:child_process';
-import { appendFileSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { appendFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import * as http from 'node:http';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { killAll, sleep, startPid1 } from '../lib/pid1.mjs';
 import { memoryOf } from '../lib/procfs.mjs';
-import { requireBuilt, ROOT, SEXTON } from '../lib/setup.mjs';
+import { freePort } from '../lib/net.mjs';
+import { compileBench, requireBuilt, SEXTON } from '../lib/setup.mjs';
 
 const QUERY_EVERY_MS = 10_000;
 /** Samples fall halfway between queries: after the release of the pages a query touched. */
@@ -72,24 +72,7 @@ function parseArgs(args) {
   return out;
 }
 
-/** A free TCP port on 127.0.0.1 for one sexton's --metrics. */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
-function compileChurn() {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'sexton-soak-'));
-  const binary = path.join(dir, 'churn');
-  execFileSync('cc', ['-O2', '-Wall', '-o', binary, path.join(ROOT, 'bench', 'churn.c')], { stdio: ['ignore', 'ignore', 'inherit'] });
-  return { binary, remove: () => rmSync(dir, { recursive: true, force: true }) };
-}
 
 async function candidatesFor(options) {
   const list = [];
@@ -213,7 +196,7 @@ function startSignals(runs, perSecond) {
 }
 
 export async function measureSoak(options) {
-  const churn = compileChurn();
+  const churn = compileBench('churn');
   const candidates = await candidatesFor(options);
   const orphansPerSecond = options.load.has('orphans') ? BASE_ORPHANS_PER_SECOND * options.rate : 0;
   const signalsPerSecond = options.load.has('signals') ? BASE_SIGNALS_PER_SECOND * options.rate : 0;

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { measureBurst } from '../measure/burst.mjs';
 import { measureStorm } from '../measure/storm.mjs';
 import { killAll, msBetween, now, sleep, startPid1 } from '../lib/pid1.mjs';
-import { candidates, compileChild, WORKLOAD } from '../lib/setup.mjs';
+import { candidates, compileBench, WORKLOAD } from '../lib/setup.mjs';
 import { median, rotate } from '../lib/stats.mjs';
 
 const rounds = Number(process.argv[2] ?? 5);
@@ -16,7 +16,7 @@ const before = process.env.SEXTON_BEFORE
   ? [{ name: 'sexton before', argv: (command) => [process.execPath, process.env.SEXTON_BEFORE, '--', ...command] }]
   : [];
 const inits = [...candidates(), ...before].filter((c) => wanted.has(c.name) || c.name === 'sexton before');
-const child = compileChild();
+const child = compileBench('child');
 process.on('exit', () => {
   killAll();
   child.remove();

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PID1_ENV, now, sleep, startPid1, UNSHARE } from '../lib/pid1.mjs';
-import { compileChild, SEXTON } from '../lib/setup.mjs';
+import { compileBench, SEXTON } from '../lib/setup.mjs';
 import { median } from '../lib/stats.mjs';
 
 const MARKS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'phase-marks.cjs');
@@ -44,7 +44,7 @@ for (let i = 0; i < runs; i++) {
 }
 print('sexton -- /bin/true as PID 1', startup);
 
-const child = compileChild();
+const child = compileBench('child');
 const term = {};
 try {
   for (let i = 0; i < runs; i++) {

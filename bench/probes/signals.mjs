@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { oneBlock } from '../measure/signals.mjs';
 import { PID1_ENV, UNSHARE } from '../lib/pid1.mjs';
-import { candidates, compileChild } from '../lib/setup.mjs';
+import { candidates, compileBench } from '../lib/setup.mjs';
 import { median, percentile, rotate } from '../lib/stats.mjs';
 
 const blocks = Number(process.argv[2] ?? 4);
@@ -33,7 +33,7 @@ const cInits = [
   { name: 'C handler 9 threads', argv: (command) => [forwarder, '--handler', '--threads', '7', '--', ...command] },
   { name: 'C handler 12 MiB', argv: (command) => [forwarder, '--handler', '--touch', '12', '--', ...command] },
 ];
-const child = compileChild();
+const child = compileBench('child');
 
 function cSender(candidate, extra) {
   const argv = [...extra, '--count', String(perBlock), '--', ...UNSHARE, ...candidate.argv([child.binary, 'signals'])];

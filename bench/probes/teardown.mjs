@@ -5,7 +5,7 @@
 // This is the floor under any Node init's "TERM → exit", whatever the init does.
 import { spawn } from 'node:child_process';
 import { PID1_ENV, now } from '../lib/pid1.mjs';
-import { compileChild } from '../lib/setup.mjs';
+import { compileBench } from '../lib/setup.mjs';
 import { median } from '../lib/stats.mjs';
 
 const runs = Number(process.argv[2] ?? 15);
@@ -24,7 +24,7 @@ function stampToExit(argv) {
   });
 }
 
-const child = compileChild();
+const child = compileBench('child');
 const NODE_LAST_ACT = 'setTimeout(() => { require("fs").writeSync(1, `${process.hrtime.bigint()}\\n`); process.kill(process.pid, "SIGKILL"); }, 100)';
 const cases = {
   'C, nothing touched': [child.binary, 'stamp-exit', '0'],

@@ -7,7 +7,7 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { killAll, msBetween, now, sleep, startPid1 } from '../lib/pid1.mjs';
-import { compileChild, ROOT, SEXTON } from '../lib/setup.mjs';
+import { compileBench, ROOT, SEXTON } from '../lib/setup.mjs';
 import { median, rotate } from '../lib/stats.mjs';
 
 const rounds = Number(process.argv[2] ?? 21);
@@ -27,7 +27,7 @@ const candidates = [
 ];
 const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
 
-const child = compileChild();
+const child = compileBench('child');
 const ms = new Map(candidates.map((c) => [c.name, []]));
 try {
   console.log(`load average ${load()}`);
