@@ -11,7 +11,7 @@ import { writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { killAll } from './lib/pid1.mjs';
-import { candidates, compileChild, ensurePeers, machine, requireBuilt, ROOT, versions } from './lib/setup.mjs';
+import { candidates, compileBench, ensurePeers, machine, requireBuilt, ROOT, versions } from './lib/setup.mjs';
 import { measureBurst } from './measure/burst.mjs';
 import { measureFlood } from './measure/flood.mjs';
 import { measureIdle } from './measure/idle.mjs';
@@ -82,7 +82,7 @@ async function main(args) {
 
   requireBuilt();
   ensurePeers(log);
-  const child = compileChild();
+  const child = compileBench('child');
   process.on('exit', child.remove);
   const inits = candidates();
   const names = inits.map((c) => c.name);
