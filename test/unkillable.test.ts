@@ -3,7 +3,6 @@
 // system call, pending kill) a moment after the SIGKILL, in its log, `sexton status`, metrics
 // and the stats file, and exits within its bound; the namespace itself stays until the thaw,
 // as a pod stays Terminating.
-import { readFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import * as path from 'node:path';
 import { afterEach, beforeAll, expect, test } from 'vitest';
@@ -13,7 +12,7 @@ import { freshDir, namespacePid, removeDirs, sample } from './support/observabil
 import { freePort } from './support/http';
 import { formatStatus } from '../src/report/stats';
 import { requireBuilt, runAsPid1, until } from './support/pid1';
-import { hostDescendants, procStat } from './support/processes';
+import { hostDescendants, procStat, readIfThere } from './support/processes';
 
 beforeAll(() => {
   requireBuilt();
@@ -38,14 +37,6 @@ function askSocket(socket: string): Promise<string> {
   });
 }
 
-const read = (file: string) => {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
-};
-
 test('a frozen grandchild outlives SIGKILL: named with state D, wchan and pending kill; sexton exits within its bound', async () => {
   const freezer = new Freezer('pid1');
   const dir = freshDir();
@@ -56,8 +47,8 @@ test('a frozen grandchild outlives SIGKILL: named with state D, wchan and pendin
   const app = `sh -c '${freezer.joinShell} && exec sleep 62.1' & exec sleep 62.2`;
   const run = await runAsPid1(['--grace', String(GRACE), '--stats-file', stats, '--status-socket', socket, '--metrics', `127.0.0.1:${port}`,
     '--', 'sh', '-c', app], { timeoutMs: 60_000 });
-  const grandchild = await until(() => hostDescendants(run.pid1).find((pid) => read(`/proc/${pid}/cmdline`) === 'sleep\x0062.1\x00'), 10_000, 'the grandchild');
-  await until(() => read(`/proc/${grandchild}/wchan`) === 'hrtimer_nanosleep', 10_000, 'the grandchild asleep');
+  const grandchild = await until(() => hostDescendants(run.pid1).find((pid) => readIfThere(`/proc/${pid}/cmdline`) === 'sleep\x0062.1\x00'), 10_000, 'the grandchild');
+  await until(() => readIfThere(`/proc/${grandchild}/wchan`) === 'hrtimer_nanosleep', 10_000, 'the grandchild asleep');
   await freezer.freeze();
 
   const stopped = Date.now();
@@ -83,7 +74,7 @@ test('a frozen grandchild outlives SIGKILL: named with state D, wchan and pendin
   expect(exited).toBeGreaterThanOrEqual((GRACE + KILL_BACKSTOP_SECONDS) * 1000 - 50);
   expect(exited).toBeLessThan((GRACE + KILL_BACKSTOP_SECONDS) * 1000 + 10_000);
   expect(run.stderr()).toContain('processes are still there after SIGKILL (uninterruptible?): exiting anyway');
-  const file = JSON.parse(read(stats) ?? '{}');
+  const file = JSON.parse(readIfThere(stats) ?? '{}');
   expect(file.unkillableCount).toBe(1);
   expect(file.unkillable).toEqual([{
     pid: inNamespace, command: 'sleep', state: 'D', wchan: 'hrtimer_nanosleep', syscall: 'clock_nanosleep', killPending: true, mount: null,

@@ -4,11 +4,10 @@
 // until the thaw; meanwhile `sexton scan --stuck` on the host attributes the process to that
 // container and that pod.
 import { execa } from 'execa';
-import { readFileSync } from 'node:fs';
 import { afterEach, beforeAll, expect, inject, test } from 'vitest';
 import { Freezer, removeFreezers, requireFreezer } from '../support/freezer';
 import { requireBuilt, SEXTON, until } from '../support/pid1';
-import { hostDescendants, procStat } from '../support/processes';
+import { hostDescendants, procStat, readIfThere } from '../support/processes';
 import { images, logs, removeAll, waitForLog } from './containers';
 import { podman } from './podman';
 
@@ -26,14 +25,6 @@ afterEach(async () => {
   for (const pod of pods) await podman(engine(), ['pod', 'rm', '-f', '-t', '0', pod], { reject: false });
   pods.clear();
 });
-
-const read = (file: string) => {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
-};
 const inspect = async (name: string, format: string, kind: 'container' | 'pod' = 'container') =>
   (await podman(engine(), [kind, 'inspect', '--format', format, name])).stdout.trim();
 
@@ -46,8 +37,8 @@ test('a frozen process in a pod: named in the log, the container stays until the
   await podman(engine(), ['run', '-d', '--pod', pod, '--name', name, '-e', 'SEXTON_GRACE=1', images().node, 'sh', '-c', 'sleep 65 & exec sleep 66']);
   const id = await inspect(name, '{{.Id}}');
   const pid1 = Number(await inspect(name, '{{.State.Pid}}'));
-  const grandchild = await until(() => hostDescendants(pid1).find((pid) => read(`/proc/${pid}/cmdline`) === 'sleep\x0065\x00'), 15_000, 'the grandchild');
-  await until(() => read(`/proc/${grandchild}/wchan`) === 'hrtimer_nanosleep', 10_000, 'the grandchild asleep');
+  const grandchild = await until(() => hostDescendants(pid1).find((pid) => readIfThere(`/proc/${pid}/cmdline`) === 'sleep\x0065\x00'), 15_000, 'the grandchild');
+  await until(() => readIfThere(`/proc/${grandchild}/wchan`) === 'hrtimer_nanosleep', 10_000, 'the grandchild asleep');
   const freezer = new Freezer('container');
   freezer.add(grandchild);
   await freezer.freeze();

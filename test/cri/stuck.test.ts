@@ -4,11 +4,10 @@
 // process in the container's log and left, but the container stays running until the thaw.
 // Meanwhile `sexton scan --stuck` on the node names the process with its container and pod.
 import { execa } from 'execa';
-import { readFileSync } from 'node:fs';
 import { afterEach, beforeAll, expect, inject, test } from 'vitest';
 import { Freezer, removeFreezers, requireFreezer } from '../support/freezer';
 import { SEXTON, until } from '../support/pid1';
-import { hostDescendants, procStat } from '../support/processes';
+import { hostDescendants, procStat, readIfThere } from '../support/processes';
 import { CRI_IMAGES } from './images';
 import { cri, exited, hostPid, NAMESPACE, Pod, podName } from './pods';
 
@@ -23,21 +22,13 @@ afterEach(async () => {
   for (const pod of pods.splice(0)) await pod.remove();
 });
 
-const read = (file: string) => {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
-};
-
 test('a frozen process: StopContainer exceeds its deadline, sexton named the process and left, the scan names it with container and pod; the thaw ends the container with sexton\'s code', async () => {
   const pod = await new Pod(podName('stuck')).run();
   pods.push(pod);
   const app = await pod.start({ name: 'app', image: CRI_IMAGES.node, env: { SEXTON_GRACE: '1' }, args: ['sh', '-c', 'sleep 65 & exec sleep 66'] });
   const pid1 = await hostPid(app);
-  const grandchild = await until(() => hostDescendants(pid1).find((pid) => read(`/proc/${pid}/cmdline`) === 'sleep\x0065\x00'), 15_000, 'the grandchild');
-  await until(() => read(`/proc/${grandchild}/wchan`) === 'hrtimer_nanosleep', 10_000, 'the grandchild asleep');
+  const grandchild = await until(() => hostDescendants(pid1).find((pid) => readIfThere(`/proc/${pid}/cmdline`) === 'sleep\x0065\x00'), 15_000, 'the grandchild');
+  await until(() => readIfThere(`/proc/${grandchild}/wchan`) === 'hrtimer_nanosleep', 10_000, 'the grandchild asleep');
   const freezer = new Freezer('cri');
   freezer.add(grandchild);
   await freezer.freeze();

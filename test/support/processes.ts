@@ -15,6 +15,15 @@ export interface ProcStat {
   startTime: number;
 }
 
+/** A file's text, or undefined when it is not there (the /proc file of a process gone). */
+export function readIfThere(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
 /** Fields of /proc/PID/stat (host view), or undefined once the process is gone. */
 export function procStat(pid: number): ProcStat | undefined {
   let text: string;
