@@ -14,12 +14,20 @@ function report(event: Record<string, unknown>): void {
   }
 }
 
-/** One shell that starts `count` background processes and exits without waiting: orphans. */
+/** The shell's status when one of its forks failed (the pids limit is full). */
+const FORK_FAILED = 11;
+
+/**
+ * One shell that starts `count` background processes and exits without waiting: orphans. At a
+ * full pids limit the shell's own forks fail far more often than Node's spawn of the shell (each
+ * shell frees its pid when it ends), so both count as a failed fork.
+ */
 function orphanBatch(count: number): Promise<'ok' | 'eagain'> {
   return new Promise((resolve) => {
-    const child = spawn('/bin/sh', ['-c', `i=0; while [ $i -lt ${count} ]; do (true &); i=$((i+1)); done`], { stdio: 'ignore' });
+    const script = `i=0; while [ $i -lt ${count} ]; do (true &) || exit ${FORK_FAILED}; i=$((i+1)); done`;
+    const child = spawn('/bin/sh', ['-c', script], { stdio: 'ignore' });
     child.on('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'EAGAIN' ? 'eagain' : 'ok'));
-    child.on('exit', () => resolve('ok'));
+    child.on('exit', (code) => resolve(code === FORK_FAILED ? 'eagain' : 'ok'));
   });
 }
 

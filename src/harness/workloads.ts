@@ -17,7 +17,7 @@ export interface WorkloadOptions {
 
 export interface WorkloadReport extends Pid1Report {
   workload: WorkloadName;
-  /** fork failures with EAGAIN seen by the workload (pid-exhaustion). */
+  /** pid-exhaustion: batches in which a fork failed at the full pids limit (Node's spawn, or the shell's). */
   eagain: number;
   /** storm: zombies 100 ms after the last orphan was made, and ms until none were left. */
   zombiesAfter100ms?: number;

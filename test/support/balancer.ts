@@ -99,7 +99,9 @@ export class Rig {
     writeFileSync(file, config);
     this.haproxy = execa(HAPROXY, ['-db', '-f', file], { reject: false, all: true, timeout: 120_000, killSignal: 'SIGKILL' });
     track(this.haproxy.pid as number);
-    await until(() => existsSync(this.socket), 10_000, 'HAProxy to listen');
+    // The socket's file appears at bind(), before HAProxy listens on it: a connect in between is
+    // refused (seen in CI). Ready is when it answers.
+    await until(async () => existsSync(this.socket) && (await this.runtime('show info').catch(() => '')).includes('Name: HAProxy'), 10_000, 'HAProxy to answer');
   }
 
   get socket(): string {
