@@ -5,9 +5,9 @@ import { execFileSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileFixtures, CompiledFixtures } from './support/faults';
-import { eventually, status, statusJson } from './support/observability';
+import { status, statusJson } from './support/observability';
 import { freePort, httpGet } from './support/http';
-import { requireBuilt, runAsPid1, SEXTON } from './support/pid1';
+import { requireBuilt, runAsPid1, SEXTON, until } from './support/pid1';
 import { procStat } from './support/processes';
 import { childrenOf } from '../src/harness/namespace';
 
@@ -79,7 +79,7 @@ describe('readiness follows the stop', () => {
     run.signal('SIGTERM');
     expect((await httpGet(port, '/readyz')).code).toBe(503);
     // Metrics come from the shared snapshot, at most a second old.
-    await eventually(async () => /^sexton_ready 0$/m.test((await httpGet(port, '/metrics')).body), 5000, 'sexton_ready 0');
+    await until(async () => /^sexton_ready 0$/m.test((await httpGet(port, '/metrics')).body), 5000, 'sexton_ready 0');
     expect((await run.done()).exitCode).toBe(143);
   }, 30_000);
 });
@@ -129,7 +129,7 @@ describe('--ready-when notify', () => {
     // A stranger sharing the network namespace (here: the host, outside sexton's PID namespace).
     const address = `@sexton-notify.${statSync(`/proc/${run.pid1}/ns/pid`).ino}.1`;
     execFileSync(send, ['STOPPING=1\nSTATUS=from a stranger'], { env: { NOTIFY_SOCKET: address } });
-    const s = await eventually(async () => {
+    const s = await until(async () => {
       const snap = await statusJson(socket, run.pid1);
       return snap?.health.notifications.foreign === 1 ? snap : undefined;
     }, 10_000, 'the foreign datagram counted');

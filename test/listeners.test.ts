@@ -3,7 +3,7 @@
 // namespace. Floods past the cap run under `prlimit --nofile=1024`, where 1,100 held connections
 // used to take every descriptor PID 1 had and lose the stop that followed.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, ownSocketInodes, status } from './support/observability';
+import { ownSocketInodes, status } from './support/observability';
 import { freePort } from './support/http';
 import { requireBuilt, runAsPid1, sleep, until, zombiesUnder } from './support/pid1';
 import { defaultStatusSocket, exchange, flood, Flood, openFds, stackLines, statusCodes } from './support/listeners';
@@ -166,7 +166,7 @@ describe('the status socket', () => {
   it('answers a flood of 1,100 callers one at a time, holds no more than one, ignores what they send, and the stop is not lost', async () => {
     const run = await stubbornSexton([]);
     const path = defaultStatusSocket(run.pid1);
-    await eventually(() => exchange({ path }, []).then((e) => e.received.includes('"phase"')), 10_000, 'the status socket');
+    await until(() => exchange({ path }, []).then((e) => e.received.includes('"phase"')), 10_000, 'the status socket');
     // Its own sockets (above fd 2: its stdio may be the test's socketpairs): the listener, and the caller being answered.
     const sockets = () => ownSocketInodes(run.pid1).length;
     const idle = sockets();

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { execa } from 'execa';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { requireBuilt, ROOT, runAsPid1, SEXTON, until, zombiesUnder } from './support/pid1';
-import { checkMetrics, eventually, freshDir, leakingApp, namespacePid, ownSocketInodes, promtool, removeDirs, sample, status, statusJson, unixSocketInode } from './support/observability';
+import { checkMetrics, freshDir, leakingApp, namespacePid, ownSocketInodes, promtool, removeDirs, sample, status, statusJson, unixSocketInode } from './support/observability';
 import { freePort } from './support/http';
 import { childrenOf } from '../src/harness/namespace';
 import { hostDescendants } from './support/processes';
@@ -27,7 +27,7 @@ describe('sexton status', () => {
     // The daemon takes its socket path from the environment variable, the client from --socket.
     const run = await runAsPid1(['--', ...ZOMBIE_POD], { env: { SEXTON_STATUS_SOCKET: socket } });
     await run.waitFor('zombie-pod-started');
-    const s = await eventually(async () => {
+    const s = await until(async () => {
       const snap = existsSync(socket) ? await statusJson(socket, run.pid1) : undefined;
       return snap?.zombieCount === 3 ? snap : undefined;
     }, 10_000, 'three zombies in the status');
@@ -70,7 +70,7 @@ describe('sexton status', () => {
     const socket = path.join(freshDir(), 'status.sock');
     const run = await runAsPid1(['--status-socket', socket, '--', ...ZOMBIE_POD]);
     await run.waitFor('zombie-pod-started');
-    await eventually(async () => existsSync(socket) && (await statusJson(socket, run.pid1)).zombieCount === 3, 10_000, 'three zombies');
+    await until(async () => existsSync(socket) && (await statusJson(socket, run.pid1)).zombieCount === 3, 10_000, 'three zombies');
 
     const asPid1 = ['--pid', String(run.pid1)];  // from the host, sexton is not PID 1
     const over = await status(['--socket', socket, ...asPid1, '--max-zombies', '0']);
@@ -104,7 +104,7 @@ describe('sexton status', () => {
     run.signal('SIGUSR2');
     await run.waitFor('USR2');
     run.signal('SIGUSR1');
-    const snap = await eventually(async () => {
+    const snap = await until(async () => {
       const s = existsSync(socket) ? await statusJson(socket, run.pid1) : undefined;
       return s?.signals.dropped.USR1 === 1 && s.orphansReaped === 30 ? s : undefined;
     }, 10_000, 'the dropped USR1 and 30 orphans in the status');
@@ -125,7 +125,7 @@ describe('sexton status', () => {
     const socket = path.join(freshDir(), 'status.sock');
     const run = await runAsPid1(['--status-socket', socket, '--', ...workload('orphans', '50')]);
     await run.waitFor('orphans-created');
-    const snap = await eventually(async () => {
+    const snap = await until(async () => {
       const s = existsSync(socket) ? await statusJson(socket, run.pid1) : undefined;
       return s?.orphansReaped >= 50 ? s : undefined;
     }, 10_000, '50 orphans in the status');
@@ -232,7 +232,7 @@ describe('Prometheus metrics', () => {
 
     const url = `http://127.0.0.1:${port}/metrics`;
     let contentType = '';
-    const body = await eventually(async () => {
+    const body = await until(async () => {
       try {
         const response = await fetch(url);
         contentType = response.headers.get('content-type') ?? '';
@@ -288,7 +288,7 @@ describe('Prometheus metrics', () => {
       'sh', '-c', '( "$0" & ); echo ready; exec sleep 100', oddName]);
     await run.waitFor('ready');
     const series = 'sexton_named_orphans_reaped_total{command="we\\"ir\\\\d"}';
-    const body = await eventually(async () => {
+    const body = await until(async () => {
       const text = await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text(), () => '');
       return sample(text, series) === 1 ? text : undefined;
     }, 10_000, `${series} 1`);

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeAll, expect, it } from 'vitest';
 import { PidsCgroup } from './support/cgroups';
-import { eventually, namespacePid, sample, status, statusJson } from './support/observability';
+import { namespacePid, sample, status, statusJson } from './support/observability';
 import { freePort } from './support/http';
 import { requireBuilt, runAsPid1, until } from './support/pid1';
 import { hostDescendants, procStat } from './support/processes';
@@ -36,7 +36,7 @@ it('reports pids.current and pids.max, and flags a leftover outside the main chi
   execFileSync('nsenter', ['-t', String(run.pid1), '-p', '--', 'sh', '-c', 'setsid sleep 61 < /dev/null > /dev/null 2>&1 &']);
   const leftover = await until(() => childrenOf(run.pid1).find((pid) => cmdline(pid) === 'sleep\u000061\u0000'), 10_000, 'the leftover under PID 1');
 
-  const s = await eventually(async () => {
+  const s = await until(async () => {
     const snap = await statusJson(socket, run.pid1);
     return snap.budget.outsiders.count === 1 ? snap : undefined;
   }, 10_000, 'one outsider in the status');
@@ -62,7 +62,7 @@ it('shows the budget as metrics', async () => {
   cgroup = new PidsCgroup('health-metrics', 250);
   const port = await freePort();
   const run = await runAsPid1(['--metrics', `127.0.0.1:${port}`, '--', 'sleep', '30'], { launcher: cgroup.wrap([]) });
-  const text = await eventually(async () => {
+  const text = await until(async () => {
     const r = await fetch(`http://127.0.0.1:${port}/metrics`).then((x) => x.text()).catch(() => undefined);
     return r?.includes('sexton_pids_max') ? r : undefined;
   }, 15_000, 'metrics');

@@ -13,16 +13,6 @@ export function leakingApp(orphans: number, zombieParents: number): string[] {
   return ['sh', APP, String(orphans), String(zombieParents)];
 }
 
-/** Like pid1.ts's `until`, for an async probe: resolves with its first truthy value. */
-export async function eventually<T>(probe: () => Promise<T | undefined | false>, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const dirs: string[] = [];
 

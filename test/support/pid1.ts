@@ -44,10 +44,16 @@ export function sextonArgv(args: string[], nodeArgs: string[] = []): string[] {
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export async function until<T>(probe: () => T | undefined | false, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+/**
+ * Resolves with the probe's first truthy value, checked every 10 ms; throws after timeoutMs. The
+ * probe may be async (an HTTP GET, a socket's answer): its promise is awaited, not taken as truthy.
+ */
+export function until<T>(probe: () => Promise<T | undefined | false>, timeoutMs?: number, what?: string): Promise<T>;
+export function until<T>(probe: () => T | undefined | false, timeoutMs?: number, what?: string): Promise<T>;
+export async function until<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 10_000, what = 'condition'): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = probe();
+    const value = await probe();
     if (value) return value;
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));

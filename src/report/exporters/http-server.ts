@@ -68,6 +68,8 @@ export function connectionCap(wanted: number, room: number): number {
 const NEVER_MS = 2 ** 31 - 1;
 /** How often a kind of refusal may be logged (the first at once, then a count). */
 const REFUSAL_LOG_MS = 60_000;
+/** How long a connection answered 400/431 is read from (and dropped) before it is closed. */
+const LINGER_MS = 1000;
 
 export interface BoundedHttpServer {
   /** Connections open now. */
@@ -162,11 +164,18 @@ export function serveHttp(
     socket.on('close', () => clearTimeout(deadline));
     socket.on('error', () => undefined);
   });
+  const answeredBadRequest = new WeakSet<Socket>();
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    if (answeredBadRequest.has(socket)) return;  // the rest of a request already answered
     // A response already begun on this socket cannot take a second status line.
     const answering = (socket as Socket & { _httpMessage?: { headersSent: boolean } })._httpMessage?.headersSent;
-    if (socket.writable && !answering && error.code !== 'ECONNRESET') socket.write(clientErrorResponse(error.code));
-    socket.destroy();
+    if (!socket.writable || answering || error.code === 'ECONNRESET') return void socket.destroy();
+    // Closed with the client's bytes unread, the socket would send a reset, which can reach the
+    // client before the answer (a 1 MiB request line lost its 431 under load). So: the answer,
+    // a half-close, and what the client still sends read and dropped for LINGER_MS at most.
+    answeredBadRequest.add(socket);
+    socket.end(clientErrorResponse(error.code));
+    setTimeout(() => socket.destroy(), LINGER_MS).unref();
   });
   let bound = false;
   server.on('error', (error: NodeJS.ErrnoException) => {
