@@ -249,7 +249,7 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, isInit = false
     return env[spec?.env as string] ?? spec?.default;
   };
   /** The same, for an option the table gives a default. */
-  const valueOf = (flag: Flag): string => last(flag) as string;
+  const valueOrDefault = (flag: Flag): string => last(flag) as string;
   const pdeathText = last('pdeath');
   const pdeathSignal = pdeathText === undefined ? undefined : signalOption(pdeathText, 'pdeath');
   if (pdeathSignal === parseSignal('STOP')) throw new UsageError(`pdeath ${quote(pdeathText as string)}: sexton would stop, not end`);
@@ -257,13 +257,13 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, isInit = false
   const remapTexts = has('remap-exit') ? values('remap-exit') : list(env.SEXTON_REMAP_EXIT);
   const remapExit = new Set(remapTexts.map(parseExitCode));
 
-  const stopText = valueOf('stop-signal');
+  const stopText = valueOrDefault('stop-signal');
   const stopSignal = signalOption(stopText, 'stop-signal');
   if (UNHANDLED.has(stopSignal)) throw new UsageError(`stop-signal ${quote(stopText)}: sexton never handles it`);
-  const drainDelay = parseSeconds('drain-delay', valueOf('drain-delay'));
+  const drainDelay = parseSeconds('drain-delay', valueOrDefault('drain-delay'));
   const quietText = last('drain-quiet');
   const drainQuiet = quietText === undefined ? 0 : parseDrainQuiet(quietText, drainDelay);
-  const grace = parseSeconds('grace', valueOf('grace'));
+  const grace = parseSeconds('grace', valueOrDefault('grace'));
 
   const socketText = last('status-socket');
   const statusSocket = socketText === undefined ? (isInit ? defaultSocketPaths() : []) : socketText === 'none' ? [] : [socketText];
@@ -271,12 +271,12 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, isInit = false
   const metrics = metricsText === undefined ? undefined : parseListenAddress('metrics', metricsText);
   const healthText = last('health');
   const health = healthText === undefined ? undefined : parseListenAddress('health', healthText);
-  const readyWhen = valueOf('ready-when').trim();
+  const readyWhen = valueOrDefault('ready-when').trim();
   if (readyWhen !== 'started' && readyWhen !== 'notify') throw new UsageError(`ready-when ${quote(readyWhen)}: expected started or notify`);
   const statsFile = last('stats-file');
-  const logFormat = valueOf('log-format') as LogFormat;
+  const logFormat = valueOrDefault('log-format') as LogFormat;
   if (logFormat !== 'text' && logFormat !== 'json') throw new UsageError(`log-format ${quote(logFormat)}: expected text or json`);
-  const childOomScoreAdj = parseOomPolicy(valueOf('child-oom-score-adj'));
+  const childOomScoreAdj = parseOomPolicy(valueOrDefault('child-oom-score-adj'));
 
   if (command.length === 0) throw new UsageError('no command given: what should sexton run?');
   if (command[0] === '') throw new UsageError("the command is an empty word ('')");
