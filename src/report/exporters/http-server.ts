@@ -110,17 +110,17 @@ function clientErrorResponse(code: string | undefined): string {
 }
 
 /**
- * Serves `routes` on address. name is what log lines call it ("metrics"). listening runs once
- * the port is bound. Nothing here wakes an idle sexton: no interval timer, one timer per open
- * connection.
+ * Serves `routes` on address. name is what log lines call it ("metrics"). settled runs once:
+ * with true when the port is bound, with false when it cannot be had (that is logged here).
+ * Nothing here wakes an idle sexton: no interval timer, one timer per open connection.
  */
 export function serveHttp(
   name: string,
   address: { host: string; port: number },
   routes: Routes,
   log: Logger,
-  limits: HttpLimits = DEFAULT_HTTP_LIMITS,
-  listening: () => void = () => log.info(`${name} on http://${address.host}:${address.port}/`),
+  limits: HttpLimits,
+  settled: (listening: boolean) => void,
 ): BoundedHttpServer {
   const http = require('node:http') as typeof import('node:http');
   // Not yet open: this server's listening socket, and the spare libuv keeps to refuse a client
@@ -181,12 +181,13 @@ export function serveHttp(
   server.on('error', (error: NodeJS.ErrnoException) => {
     // Before listening: the port is taken or not ours. After: accept failed (EMFILE, ENFILE),
     // and libuv has already closed the waiting connection; the next accept may succeed.
-    if (!bound) log.error(`${name}: cannot serve on ${address.host}:${address.port}: ${error.message}`);
-    else refused(`accept ${error.code}`, `accept failed (${error.code}): the connection was closed unanswered`);
+    if (bound) return refused(`accept ${error.code}`, `accept failed (${error.code}): the connection was closed unanswered`);
+    log.error(`${name}: cannot serve on ${address.host}:${address.port}: ${error.message}`);
+    settled(false);
   });
   server.listen(address.port, address.host, () => {
     bound = true;
-    listening();
+    settled(true);
   });
   server.unref();
   return {

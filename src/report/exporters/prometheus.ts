@@ -1,7 +1,6 @@
 // Prometheus text exposition of the stats snapshot, served over HTTP only when --metrics is set.
-import type { Logger } from '../../platform/log';
 import type { DrainSnapshot, StatsSnapshot } from '../stats';
-import { BoundedHttpServer, DEFAULT_HTTP_LIMITS, Routes, serveHttp } from './http-server';
+import type { Routes } from './http-server';
 import { ProcessMetrics, readProcessMetrics } from './process-metrics';
 
 function escapeLabel(value: string): string {
@@ -98,9 +97,4 @@ const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 export function metricsRoutes(text: () => string): Routes {
   const metrics = () => ({ status: 200, headers: { 'Content-Type': CONTENT_TYPE }, body: text() });
   return { '/metrics': metrics, '/': metrics };
-}
-
-export function startMetricsServer(address: { host: string; port: number }, text: () => string, log: Logger): BoundedHttpServer {
-  return serveHttp('metrics', address, metricsRoutes(text), log, DEFAULT_HTTP_LIMITS,
-    () => log.info(`metrics on http://${address.host}:${address.port}/metrics`));
 }
