@@ -34,10 +34,10 @@ describe('memory given back', () => {
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const after = rssFileKb(run.pid1);
     console.log(`memory release after listening: RssFile ${after} kB of a ${peak} kB peak (${Math.round((100 * after) / peak)}%)`);
-    // Measured: 5.4 MiB of a 36 MiB peak (15%), as before the sixth session. For a while it was 10.3 of 36.3 MiB (28%): a
-    // one-second fallback timer (for a port that cannot be had) woke sexton just after the
-    // release and faulted the pages back in. Released before the exporters listened, as it was
-    // once, 11-14 MiB (31-39%) stayed until the first query.
+    // Measured: 5.4 MiB of a 36 MiB peak (15%), as before the sixth session. For a while it was
+    // 10.3 of 36.3 MiB (28%): a one-second fallback timer (for a port that cannot be had) woke
+    // sexton just after the release and faulted the pages back in. Released before the
+    // exporters listened, as it was once, 11-14 MiB (31-39%) stayed until the first query.
     expect(after, `RssFile ${after} kB a second after listening, peak ${peak} kB`).toBeLessThan(peak * 0.25);
     expect(peak).toBeGreaterThan(20 * MiB);
   });
