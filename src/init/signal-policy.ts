@@ -1,8 +1,10 @@
-// What the native signal handlers do with each signal, set from the options.
-import { DEBUG } from '../platform/log';
-import { Native, NOTIFY_ONLY } from '../platform/native';
+// What the native signal handlers do with each signal, set from the options, and the log's line
+// for what they did.
+import { DEBUG, Logger } from '../platform/log';
+import { Native, NO_CHILD_YET, Notice, NOTIFY_ONLY } from '../platform/native';
+import { constants, errnoName } from '../platform/os-constants';
 import type { Options } from '../config/options';
-import { realtimeRange } from '../platform/signals';
+import { realtimeRange, signalName } from '../platform/signals';
 
 export function applySignalPolicy(native: Native, options: Options): void {
   for (const [from, to] of options.rewrites) native.setSignalAction(from, to);
@@ -20,4 +22,15 @@ export function listenOnlyForPolicy(native: Native, options: Options): void {
   for (let signal = 1; signal <= realtimeRange().rtmax; signal++) {
     native.setSignalNotify(signal, options.verbosity >= DEBUG || signal === options.stopSignal);
   }
+}
+
+/** The log's line for what the handler did with a signal (forwarded to `target`, or dropped). */
+export function logSignalHandled(notice: Notice, target: string, log: Logger): void {
+  const name = signalName(notice.signal);
+  if (notice.action === 0) return log.debug(`dropped ${name}`);
+  if (notice.action < 0) return;
+  const as = notice.action === notice.signal ? '' : ` as ${signalName(notice.action)}`;
+  if (notice.errno === 0) log.debug(`forwarded ${name}${as} to ${target}`);
+  else if (notice.errno === NO_CHILD_YET) log.debug(`${name} arrived with no child to forward it to (a child about to start gets it once it runs)`);
+  else if (notice.errno !== constants.errno.ESRCH) log.warn(`could not forward ${name}${as} to ${target}: ${errnoName(notice.errno)}`);
 }

@@ -6,17 +6,16 @@ import { Action, Lifecycle, Timer } from './lifecycle';
 import { commandCandidates, execFailure, rawArguments } from './command';
 import type { Logger } from '../platform/log';
 import { MemoryGuard } from './memory';
-import { Native, NO_CHILD_YET, Notice, ReapEvent, StartError } from '../platform/native';
+import { Native, Notice, ReapEvent, StartError } from '../platform/native';
 import { EXIT } from '../config/exit-codes';
 import type { Options } from '../config/options';
 import { ProcessTree } from './process-tree';
 import { readPid1Name, stopPathWarnings } from './stop-path';
 import { procShowsOwnNamespace, ProcessInfo } from '../platform/procfs';
 import { quote } from '../config/quote';
-import { applySignalPolicy, listenOnlyForPolicy } from './signal-policy';
-import { buildSnapshot, REPORT_SCAN_BUDGET } from '../report/snapshot';
+import { applySignalPolicy, listenOnlyForPolicy, logSignalHandled } from './signal-policy';
 import { signalName } from '../platform/signals';
-import { MainExit, ReapStats, StatsSnapshot, summarize, toReapStats } from '../report/stats';
+import { MainExit, ReapStats, summarize, toReapStats } from '../report/stats';
 import { exitStatus, leaks } from './exit-status';
 import { Exporters } from '../report/exporters';
 import type { SupervisorHooks } from './supervisor-hooks';
@@ -25,12 +24,10 @@ import { setStopDeadline } from './stop-deadline';
 import { StopSteps } from './stop-steps';
 import { TrafficDrain } from './drain';
 import { Readiness } from './readiness';
-import { readPidsBudget } from '../platform/pids-cgroup';
-import { descendantsOf, scanProcesses } from '../platform/procfs';
 import { Notifications } from './notifications';
+import { SnapshotSource } from './snapshot-source';
 
 const { SIGKILL } = constants.signals;
-const { ESRCH } = constants.errno;
 /**
  * How long after the child's start metrics, /livez, /readyz and the stats file come up: loading
  * node:http costs PID 1 ~17 ms of CPU (measured), which a command over within moments never needs.
@@ -53,7 +50,6 @@ export class Supervisor {
   private readonly procTrusted = procShowsOwnNamespace();
   private readonly tree: ProcessTree;
   private readonly memory: MemoryGuard;
-  private readonly startedAt = Date.now();
   private readonly exporters: Exporters;
   /** With --drain-quiet: watches the traffic during a drain. */
   private readonly drain?: TrafficDrain;
@@ -76,44 +72,18 @@ export class Supervisor {
     const stop = options.stopSignal;
     this.readiness = new Readiness(options.readyWhen, stop > 0 ? () => native.signalsReceived(stop) : () => 0);
     this.notifications = new Notifications(native, this.readiness, log, this.procTrusted);
-    this.exporters = new Exporters(options, () => this.snapshot(), log, native, () => this.memory.afterAnswer(), () => this.readiness.state());
-    this.steps = new StopSteps((action) => this.act(action), log);
     this.drain = TrafficDrain.fromOptions(options, native, log, () => this.guarded(() => this.step({ kind: 'traffic-quiet' })));
+    const snapshots = new SnapshotSource(
+      { options, native, log, tree: this.tree, memory: this.memory, readiness: this.readiness, drain: this.drain, isInit: this.isInit, procTrusted: this.procTrusted },
+      () => ({ phase: this.lifecycle.phase, mainPid: this.mainPid, mainExit: this.mainExit, survivorsKilled: this.survivorsKilled }),
+    );
+    this.exporters = new Exporters(options, () => snapshots.take(), log, native, () => this.memory.afterAnswer(), () => this.readiness.state());
+    this.steps = new StopSteps((action) => this.act(action), log);
   }
 
   /** Counts so far: reaped processes, orphans, signals by name. */
   stats(): ReapStats {
     return toReapStats(this.native.stats());
-  }
-
-  /** Everything sexton knows, for `sexton status`, metrics and the stats file. Reads /proc. */
-  snapshot(): StatsSnapshot {
-    this.memory.releaseSoon();  // answering faulted code in
-    const zombies = this.tree.reportedZombies(REPORT_SCAN_BUDGET);
-    // Outsiders need every process: read within the same budget as the zombies.
-    const scanned = this.procTrusted ? scanProcesses(() => true, REPORT_SCAN_BUDGET).kept.filter((p) => p.pid !== this.tree.ownPid) : [];
-    return buildSnapshot({
-      role: this.isInit ? 'init' : this.native.isSubreaper() ? 'subreaper' : 'parent',
-      startedAt: this.startedAt,
-      phase: this.lifecycle.phase,
-      mainPid: this.mainPid,
-      mainExit: this.mainExit,
-      command: this.options.command,
-      stats: this.stats(),
-      zombies: zombies.groups,
-      zombieScanComplete: zombies.complete,
-      budget: {
-        pids: readPidsBudget() ?? null,
-        outsiders: this.mainPid > 0 ? this.tree.outsiders(this.isInit ? scanned : descendantsOf(process.pid, scanned), this.mainPid) : { count: 0, shown: [] },
-      },
-      procTrusted: this.procTrusted,
-      oomKills: this.memory.oomKills(),
-      logLinesDropped: this.log.droppedLines,
-      survivorsKilled: this.survivorsKilled,
-      drain: this.drain?.report() ?? null,
-      health: { readyWhen: this.readiness.readyWhen, ...this.readiness.state(), notifications: { ...this.readiness.counts } },
-      unkillable: this.tree.unkillable,
-    });
   }
 
   start(): void {
@@ -198,15 +168,7 @@ export class Supervisor {
   }
 
   private onSignal(notice: Notice): void {
-    const name = signalName(notice.signal);
-    if (notice.action > 0) {
-      const as = notice.action === notice.signal ? '' : ` as ${signalName(notice.action)}`;
-      if (notice.errno === 0) this.log.debug(`forwarded ${name}${as} to ${this.target()}`);
-      else if (notice.errno === NO_CHILD_YET) this.log.debug(`${name} arrived with no child to forward it to (a child about to start gets it once it runs)`);
-      else if (notice.errno !== ESRCH) this.log.warn(`could not forward ${name}${as} to ${this.target()}: ${errnoName(notice.errno)}`);
-    } else if (notice.action === 0) {
-      this.log.debug(`dropped ${name}`);
-    }
+    logSignalHandled(notice, this.options.pgroup ? `process group ${this.mainPid}` : `pid ${this.mainPid}`, this.log);
     if (notice.signal === this.options.stopSignal) this.catchUpOnStopSignals();
   }
 
@@ -222,10 +184,6 @@ export class Supervisor {
       this.stopSignalsHandled++;
       this.step({ kind: 'stop-signal' });
     }
-  }
-
-  private target(): string {
-    return this.options.pgroup ? `process group ${this.mainPid}` : `pid ${this.mainPid}`;
   }
 
   /** Feeds one input to the lifecycle and carries out what it decides (scan: /proc, if read already). */

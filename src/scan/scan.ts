@@ -23,18 +23,11 @@ export interface Placement {
   cgroup: string | null;
 }
 
-export interface ZombieGroupReport {
+export interface ZombieGroupReport extends Placement {
   parent: { pid: number; command: string };
   zombies: number;
   oldestAgeSeconds: number;
-  containerId: string | null;
-  runtime: Runtime | null;
-  podUid: string | null;
-  namespace: string | null;
-  pod: string | null;
-  container: string | null;
   reason: Reason;
-  cgroup: string | null;
 }
 
 export interface ScanResult {
