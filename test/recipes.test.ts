@@ -6,8 +6,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { requireBuilt, runAsPid1 } from './support/pid1';
-import { freePort } from './support/http';
-import { cleanUpServers, download, idleSession, initPostgres, listening, nginxConfig, openDir, Postgres } from './support/servers';
+import { freePort, listening } from './support/http';
+import { cleanUpServers, download, idleSession, initPostgres, nginxConfig, openDir, Postgres } from './support/servers';
 
 beforeAll(requireBuilt);
 afterEach(() => {

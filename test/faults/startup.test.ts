@@ -2,12 +2,12 @@
 // RLIMIT_NOFILE, and closed stdio. The window itself (how long a TERM is lost after PID 1
 // appears, against `node -e` and tini) is measured in bench/measure/startup-window.mjs.
 import { execa } from 'execa';
-import { existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURES, requireBuilt, runAsPid1, SEXTON, until } from '../support/pid1';
-import { freePort } from '../support/http';
+import { freePort, listening } from '../support/http';
 import { procStat, track } from '../support/processes';
 import { childrenOf, inPidNamespace } from '../../src/harness/namespace';
 
@@ -134,11 +134,16 @@ describe('RLIMIT_NOFILE with every exporter on and a leftover to stop', () => {
     for (let n = 16, running = 0; n <= 64 && running < 3; n++) {
       const socket = path.join(dir, `status-${n}.sock`);
       const port = await freePort();
-      const daemon = 'trap "echo daemon-got-TERM; exit 0" TERM; while :; do sleep 0.05; done';
+      // The child ends when the test has scraped (the go file), and only once the daemon it leaves
+      // behind has its trap in (the armed file): events, not sleeps, on a loaded machine.
+      const go = path.join(dir, `go-${n}`);
+      const armed = path.join(dir, `armed-${n}`);
+      const daemon = `trap "echo daemon-got-TERM; exit 0" TERM; touch ${armed}; while :; do sleep 0.05; done`;
+      const waitFor = (file: string) => `i=0; while [ ! -e ${file} ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done`;
       const run = await runAsPid1([
         'prlimit', `--nofile=${n}`, NODE, SEXTON, '--status-socket', socket, '--metrics', `127.0.0.1:${port}`, '--stats-file', path.join(dir, `stats-${n}.json`),
-        '--', 'sh', '-c', `echo ready; sleep 1.5; sh -c '${daemon}' & sleep 0.3; exit 0`,  // the daemon's trap is in before the child ends
-      ], { raw: true, timeoutMs: 20_000 });
+        '--', 'sh', '-c', `echo ready; ${waitFor(go)}; sh -c '${daemon}' & ${waitFor(armed)}; exit 0`,
+      ], { raw: true, timeoutMs: 40_000 });
       const ready = await Promise.race([run.waitFor('ready', 'stdout', 10_000).then(() => true), run.done().then(() => false)]);
       if (!ready) {
         const result = await run.done();
@@ -154,9 +159,15 @@ describe('RLIMIT_NOFILE with every exporter on and a leftover to stop', () => {
         expect(outcomes.some((o) => o.endsWith('runs'))).toBe(false);
         continue;
       }
+      // Each listener is waited for itself: the status socket opens at the spawn, the metrics
+      // port after the child runs (a look at one says nothing of the other).
       await until(() => existsSync(socket), 5000, 'the status socket');
+      await listening(port, 5000).catch((error: Error) => {
+        throw new Error(`nofile=${n}: ${error.message}; sexton said: ${JSON.stringify(run.stderr())}`);
+      });
       const status = await execa(NODE, [SEXTON, 'status', '--json', '--socket', socket, '--pid', String(run.pid1)], { reject: false, timeout: 5000 });
       const metrics = await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(5000) });
+      writeFileSync(go, '');
       const result = await run.done();
       outcomes.push(`${n}: runs`);
       running++;

@@ -28,3 +28,22 @@ export function httpGet(port: number, path: string, { host = '127.0.0.1', timeou
     req.end();
   });
 }
+
+/** Waits until an HTTP server answers on 127.0.0.1:port (any status): a port that opens after another
+ * listener, or after a delay, is waited for itself. */
+export async function listening(port: number, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const req = request({ host: '127.0.0.1', port, path: '/', method: 'HEAD', agent: false }, (res) => {
+        res.resume();
+        resolve(true);
+      });
+      req.on('error', () => resolve(false));
+      req.end();
+    });
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error(`nothing listens on 127.0.0.1:${port} after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

@@ -13,7 +13,7 @@ export const FIXTURES = path.join(ROOT, 'test', 'fixtures');
 export interface Pid1Run {
   /** The unshare process (execa result promise; resolves, never rejects). */
   proc: ReturnType<typeof startUnshare>;
-  /** Host pid of PID 1 inside the namespace (unshare's child). */
+  /** Host pid of PID 1 inside the namespace (unshare's child); 0 when it was over before it was seen. */
   pid1: number;
   /** Text written so far to stdout / stderr. */
   stdout(): string;
@@ -116,9 +116,14 @@ export async function runAsPid1(args: string[], options: RunOptions = {}): Promi
   let err = '';
   proc.stdout?.on('data', (d) => (out += d));
   proc.stderr?.on('data', (d) => (err += d));
-  const pid1 = await until(() => childrenOf(unsharePid)[0], 10_000, 'PID 1 to start');
-  await untilExecuted(pid1);
-  const pid1Started = startTimeOf(pid1);
+  // A PID 1 that exits at once can be gone before the first look: unshare's exit is the event
+  // that ends the wait then, and the run has no pid to signal (pid1 is 0).
+  let exited = false;
+  void proc.finally(() => (exited = true));
+  const seen = await until(() => childrenOf(unsharePid)[0] ?? (exited && 'gone'), 10_000, 'PID 1 to start');
+  const pid1 = seen === 'gone' ? 0 : seen;
+  if (pid1) await untilExecuted(pid1);
+  const pid1Started = pid1 ? startTimeOf(pid1) : undefined;
   // Wait for sexton to be running its child before handing over: signals before that are racy.
   return {
     proc,
@@ -126,7 +131,7 @@ export async function runAsPid1(args: string[], options: RunOptions = {}): Promi
     stdout: () => out,
     stderr: () => err,
     signal(sig) {
-      if (startTimeOf(pid1) !== pid1Started) return;  // gone: its pid may be someone else's now
+      if (!pid1 || startTimeOf(pid1) !== pid1Started) return;  // gone: its pid may be someone else's now
       try {
         process.kill(pid1, sig);
       } catch {
