@@ -120,7 +120,7 @@ export async function runAsPid1(args: string[], options: RunOptions = {}): Promi
   // that ends the wait then, and the run has no pid to signal (pid1 is 0).
   let exited = false;
   void proc.finally(() => (exited = true));
-  const seen = await until(() => childrenOf(unsharePid)[0] ?? (exited && 'gone'), 10_000, 'PID 1 to start');
+  const seen = await until<number | 'gone'>(() => childrenOf(unsharePid)[0] ?? (exited && 'gone'), 10_000, 'PID 1 to start');
   const pid1 = seen === 'gone' ? 0 : seen;
   if (pid1) await untilExecuted(pid1);
   const pid1Started = pid1 ? startTimeOf(pid1) : undefined;
