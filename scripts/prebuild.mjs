@@ -59,7 +59,7 @@ async function cxxIncludeDirs(cxx) {
  * Compiler and linker arguments for a target. glibc: the cross compiler as it is (its glibc is
  * 2.36; native/compat/glibc_compat.c keeps the references at 2.28 and below). musl: the same compiler
  * with musl's headers and libc from Debian's musl-dev in place of glibc's, and libstdc++/libgcc
- * linked statically (musl has no libstdc++ of its own in Debian; test/musl.test.ts checks that
+ * linked statically (musl has no libstdc++ of its own in Debian; test/shipping/musl.test.ts checks that
  * every symbol the result needs is one musl exports).
  */
 /**

@@ -8,7 +8,7 @@
 //   - libstdc++ reads __libc_single_threaded (2.32), its random_device calls arc4random
 //     (2.36), libgcc's unwinder calls _dl_find_object (2.35). We define local replacements.
 // The definitions are hidden: every object of the addon (ours and the static libstdc++.a and
-// libgcc_eh.a members) binds to them at link time, and nothing is exported. test/glibc.test.ts
+// libgcc_eh.a members) binds to them at link time, and nothing is exported. test/shipping/glibc.test.ts
 // checks the result with objdump. With musl this file compiles to nothing; another glibc
 // architecture needs its base version below.
 #define _GNU_SOURCE

@@ -1,5 +1,5 @@
 // One stop of one backend behind the balancer (balancer.ts), measured: the requests that failed
-// and how long the stop took. Shared by test/drain.test.ts and bench/measure/drain.mjs.
+// and how long the stop took. Shared by test/init/drain.test.ts and bench/measure/drain.mjs.
 import { Rig, startLoad } from './balancer';
 import type { Pid1Run } from './pid1';
 

@@ -1,4 +1,4 @@
-// Raw clients for the listener fuzz (test/listeners.test.ts): bytes on a real loopback or Unix
+// Raw clients for the listener fuzz (test/reports/listeners.test.ts): bytes on a real loopback or Unix
 // socket, what came back, and who closed the connection when; floods of held connections;
 // the descriptors a process holds.
 import { readdirSync, statSync } from 'node:fs';

@@ -65,3 +65,11 @@ test('imports run downward: no folder of src imports a layer above it, so none i
   }
   expect(upward).toEqual([]);
 });
+
+test("nothing is loose at test/'s root: each test file sits in a folder named for what it guards", () => {
+  const folders = readdirSync(path.join(root, 'test'), { withFileTypes: true });
+  expect(folders.filter((e) => !e.isDirectory()).map((e) => e.name)).toEqual([]);
+  const guide = readFileSync(path.join(root, 'docs', 'contributing.md'), 'utf8');
+  const named = (folder: string) => guide.includes(`\`test/${folder}/\``);
+  expect(folders.map((e) => e.name).filter((folder) => !['support', 'fixtures'].includes(folder) && !named(folder))).toEqual([]);
+});

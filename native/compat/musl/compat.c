@@ -2,7 +2,7 @@
 // libstdc++ and libgcc, which were built for glibc 2.36 and so reference a few glibc names that
 // musl does not export. A missing one would make musl's dlopen fail ("symbol not found"); a
 // missing weak one would silently switch libstdc++'s thread support off. Each is defined here,
-// hidden, with what it means on musl. test/musl.test.ts checks that nothing else is missing.
+// hidden, with what it means on musl. test/shipping/musl.test.ts checks that nothing else is missing.
 #define _GNU_SOURCE
 #include <link.h>
 #include <pthread.h>

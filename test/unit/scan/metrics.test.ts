@@ -1,6 +1,6 @@
 // The exporter's text: labels from ids, enums and kubelet names only, bounded in length and in
 // number; never a command line. (Served for real, scraped and checked with promtool in
-// test/scan.test.ts.)
+// test/scan/scan.test.ts.)
 import { expect, test } from 'vitest';
 import { MAX_SERIES, renderScanMetrics } from '../../../src/scan/metrics';
 import type { ScanResult, ZombieGroupReport } from '../../../src/scan/scan';

@@ -1,6 +1,6 @@
 // `sexton scan --proc DIR` over a /proc tree of files built in a temp dir: parsing, grouping,
 // attribution, ages, skipped entries, exit codes and bad usage. (The real /proc and real
-// containers are scanned in test/scan.test.ts and test/containers/scan.test.ts.)
+// containers are scanned in test/scan/scan.test.ts and test/containers/scan.test.ts.)
 import { execa } from 'execa';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

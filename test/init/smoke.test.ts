@@ -1,0 +1,17 @@
+import { expect, test } from 'vitest';
+import { requireBuilt, runAsPid1 } from '../support/pid1';
+
+
+test('sexton -- echo hi prints hi as PID 1', async () => {
+  requireBuilt();
+  const run = await runAsPid1(['--', 'echo', 'hi']);
+  const result = await run.done();
+  expect(result.stdout).toBe('hi\n');
+  expect(result.exitCode).toBe(0);
+});
+
+test('sexton is PID 1 and the parent of its child', async () => {
+  const run = await runAsPid1(['--', 'sh', '-c', 'cat /proc/1/comm; grep PPid /proc/$$/status']);
+  const result = await run.done();
+  expect(result.stdout).toBe('node\nPPid:\t1\n');
+});
