@@ -26,7 +26,12 @@ export interface WrapperCase {
   cmd: string[];
   /** Which yarn `yarn` is, for the two yarn cases. */
   yarn?: 'yarn1' | 'yarn4';
+  /** The app also shuts down gracefully on SIGINT (the fix nodemon needs). */
+  handlesInt?: boolean;
 }
+
+/** nodemon stops its app with SIGINT whatever it got itself: a TERM-only app is cut short. */
+export const NODEMON_TERM_ONLY = 'nodemon app.js';
 
 export const WRAPPER_CASES: WrapperCase[] = [
   { name: 'npm start', cmd: ['npm', 'start'] },
@@ -36,6 +41,7 @@ export const WRAPPER_CASES: WrapperCase[] = [
   { name: 'node --watch app.js', cmd: ['node', '--watch', 'app.js'] },
   { name: 'tsx watch app.js', cmd: ['tsx', 'watch', 'app.js'] },
   { name: 'nodemon app.js', cmd: ['nodemon', 'app.js'] },
+  { name: 'nodemon app.js (app handles INT too)', cmd: ['nodemon', 'app.js'], handlesInt: true },
   { name: "sh -c 'node app.js'", cmd: ['sh', '-c', 'node app.js'] },
   { name: 'node app.js', cmd: ['node', 'app.js'] },
 ];
@@ -79,7 +85,7 @@ function prepare(c: WrapperCase): { dir: string; env: Record<string, string> } {
     node: process.execPath, npm: BINS.npm, pnpm: BINS.pnpm, tsx: BINS.tsx, nodemon: BINS.nodemon, yarn: BINS[c.yarn ?? 'yarn1'],
   };
   for (const [name, target] of Object.entries(links)) symlinkSync(target, path.join(bin, name));
-  const env = {
+  const env: Record<string, string> = {
     HOME: dir,
     PATH: `${bin}:/usr/local/bin:/usr/bin:/bin`,
     WRAPPER_APP_DIR: dir,
@@ -91,11 +97,12 @@ function prepare(c: WrapperCase): { dir: string; env: Record<string, string> } {
     COREPACK_ENABLE_NETWORK: '0',
     YARN_ENABLE_NETWORK: '0',
     YARN_ENABLE_TELEMETRY: '0',
-    YARN_IGNORE_PATH: '1',
-    YARN_DISABLE_SELF_UPDATE_CHECK: 'true',
     NO_UPDATE_NOTIFIER: '1',
     CI: 'true',
   };
+  // yarn 4 refuses yarn 1's settings, even from the environment.
+  if (c.yarn === 'yarn1') Object.assign(env, { YARN_IGNORE_PATH: '1', YARN_DISABLE_SELF_UPDATE_CHECK: 'true' });
+  if (c.handlesInt) env.WRAPPER_APP_SIGINT = '1';
   return { dir, env };
 }
 
