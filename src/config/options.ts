@@ -284,7 +284,8 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, isInit = false
   if (command.length === 0) throw new UsageError('no command given: what should sexton run?');
   if (command[0] === '') throw new UsageError("the command is an empty word ('')");
   return { kind: 'run', options: {
-    command, verbosity, subreaper, pgroup, rewrites, pdeathSignal, remapExit, stopSignal, stopSignalGiven, drainDelay, drainQuiet, grace, strict,
+    command, verbosity, subreaper, pgroup, rewrites, pdeathSignal, remapExit,
+    stopSignal, stopSignalGiven, drainDelay, drainQuiet, grace, strict,
     statusSocket, metrics, health, readyWhen, statsFile, logFormat, childOomScoreAdj,
   } };
 }

@@ -72,13 +72,12 @@ export function stopSignalWarning(f: StopSignalFacts): string | undefined {
   const program = f.program.slice(f.program.lastIndexOf('/') + 1);
   const image = IMAGE_STOP_SIGNALS.find(([pattern]) => pattern.test(program))?.[1];
   const expected = f.rewrites.find(([from, to]) => from !== f.stopSignalName && to === f.stopSignalName)?.[0];
-  const why = image !== undefined && image !== f.stopSignalName
-    ? `'${program}' images stop with ${image} (their STOPSIGNAL)`
-    : expected !== undefined ? `${expected} is rewritten to ${f.stopSignalName}, as a stop would be` : undefined;
-  if (why === undefined) return undefined;
-  const other = image ?? expected;
-  return `the container's stop signal cannot be seen from inside (an image's STOPSIGNAL and a pod's lifecycle.stopSignal `
-    + `reach only the runtime), and ${why}: if the runtime sends ${other}, sexton only forwards it (no drain, /readyz stays `
-    + `ready, no grace period). Set SEXTON_STOP_SIGNAL to the container's stop signal (SEXTON_STOP_SIGNAL=${f.stopSignalName} `
-    + `if it is ${f.stopSignalName})`;
+  const stop = f.stopSignalName;
+  const other = image !== undefined && image !== stop ? image : expected;
+  if (other === undefined) return undefined;
+  const why = other === image ? `'${program}' images stop with ${image} (their STOPSIGNAL)` : `${other} is rewritten to ${stop}, as a stop would be`;
+  return "the container's stop signal cannot be seen from inside (an image's STOPSIGNAL and a pod's "
+    + `lifecycle.stopSignal reach only the runtime), and ${why}: if the runtime sends ${other}, sexton only `
+    + 'forwards it (no drain, /readyz stays ready, no grace period). Set SEXTON_STOP_SIGNAL to the '
+    + `container's stop signal (SEXTON_STOP_SIGNAL=${stop} if it is ${stop})`;
 }

@@ -43,6 +43,9 @@ describe('the stop signal the container may send instead', () => {
 
   test('another signal rewritten to the stop signal: that signal is expected as a stop', () => {
     expect(stopSignalWarning({ ...facts, rewrites: [['QUIT', 'TERM']] })).toContain('QUIT is rewritten to TERM, as a stop would be: if the runtime sends QUIT');
+    // The image's signal is already the stop signal: only the rewrite is left to speak of.
+    const quit = { ...facts, stopSignal: 3, stopSignalName: 'QUIT', program: 'nginx' };
+    expect(stopSignalWarning({ ...quit, rewrites: [['INT', 'QUIT']] })).toContain('INT is rewritten to QUIT, as a stop would be: if the runtime sends INT');
   });
 
   test('silent once the stop signal is chosen, when not PID 1, and without a stop sequence', () => {
