@@ -8,6 +8,8 @@ import { disableChildProcess, keepInitAlive, shedNodeOptions } from '../init/gua
 import { Supervisor } from '../init/supervisor';
 import type { InitPlan, StartRequest } from '../init/supervisor-hooks';
 import { internalErrorText } from '../init/internal-error';
+import { stopSignalWarning } from '../init/stop-path';
+import { signalName } from '../platform/signals';
 import { DEFAULT, writeOrDrop } from '../platform/log';
 import { AddonLoadError, Native, StartError } from '../platform/native';
 
@@ -30,6 +32,13 @@ function startInit(native: Native, plan: InitPlan): void {
   keepInitAlive(log);
   shedNodeOptions(log, native);
   plan.prepare?.(native, log);
+  const { options } = plan;
+  const warning = stopSignalWarning({
+    isInit: process.pid === 1, stopSignal: options.stopSignal, stopSignalName: signalName(options.stopSignal),
+    stopSignalGiven: options.stopSignalGiven === true, program: options.command[0],
+    rewrites: [...options.rewrites].map(([from, to]) => [signalName(from), signalName(to)]),
+  });
+  if (warning !== undefined) log.warn(warning);
   new Supervisor(plan.options, log, native, plan.hooks).start();
   // The child runs: from here on the init may no longer bail (init/supervisor.ts, after the spawn).
   plan.afterSpawn?.();

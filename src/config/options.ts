@@ -26,6 +26,8 @@ export interface Options {
   remapExit: Set<number>;
   /** The signal that starts the stop sequence. */
   stopSignal: number;
+  /** The stop signal was named (flag or environment), not taken from the default. */
+  stopSignalGiven?: boolean;
   /** Seconds between the stop signal and forwarding it (with drainQuiet: at most). */
   drainDelay: number;
   /** Seconds with no traffic in the network namespace that end the drain early; 0: off. */
@@ -258,6 +260,7 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, isInit = false
   const remapExit = new Set(remapTexts.map(parseExitCode));
 
   const stopText = valueOrDefault('stop-signal');
+  const stopSignalGiven = has('stop-signal') || env.SEXTON_STOP_SIGNAL !== undefined;
   const stopSignal = signalOption(stopText, 'stop-signal');
   if (UNHANDLED.has(stopSignal)) throw new UsageError(`stop-signal ${quote(stopText)}: sexton never handles it`);
   const drainDelay = parseSeconds('drain-delay', valueOrDefault('drain-delay'));
@@ -281,7 +284,8 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, isInit = false
   if (command.length === 0) throw new UsageError('no command given: what should sexton run?');
   if (command[0] === '') throw new UsageError("the command is an empty word ('')");
   return { kind: 'run', options: {
-    command, verbosity, subreaper, pgroup, rewrites, pdeathSignal, remapExit, stopSignal, drainDelay, drainQuiet, grace, strict,
+    command, verbosity, subreaper, pgroup, rewrites, pdeathSignal, remapExit,
+    stopSignal, stopSignalGiven, drainDelay, drainQuiet, grace, strict,
     statusSocket, metrics, health, readyWhen, statsFile, logFormat, childOomScoreAdj,
   } };
 }

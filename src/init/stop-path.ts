@@ -36,3 +36,48 @@ export function readPid1Name(): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * The stop signal of the official image of each program that does not stop on TERM: an image
+ * built FROM it inherits its STOPSIGNAL, and the runtime then sends that signal, not TERM.
+ */
+const IMAGE_STOP_SIGNALS: [RegExp, string][] = [
+  [/^nginx$/, 'QUIT'], [/^php-fpm[\d.]*$/, 'QUIT'], [/^(httpd|httpd-foreground|apache2)$/, 'WINCH'],
+  [/^postgres$/, 'INT'], [/^haproxy$/, 'USR1'],
+];
+
+export interface StopSignalFacts {
+  isInit: boolean;
+  /** The stop signal sexton stops on; 0: no stop sequence (a personality's default). */
+  stopSignal: number;
+  stopSignalName: string;
+  /** --stop-signal or SEXTON_STOP_SIGNAL was given: the operator has chosen. */
+  stopSignalGiven: boolean;
+  /** The command's first word. */
+  program: string;
+  /** Each --rewrite as [from, to] names. */
+  rewrites: [string, string][];
+}
+
+/**
+ * One start-up line when the container's stop signal may not be sexton's. Nothing in a container
+ * tells its PID 1 which signal the runtime will send (the image's STOPSIGNAL and the pod's
+ * lifecycle.stopSignal stay with the runtime), so sexton speaks only where something it can see
+ * points away from TERM: it is PID 1 (the one the runtime signals), the operator chose no stop
+ * signal, and either the program is one whose official image stops with another signal, or
+ * another signal is rewritten to the stop signal (`-r QUIT:TERM`: QUIT is expected as a stop).
+ */
+export function stopSignalWarning(f: StopSignalFacts): string | undefined {
+  if (!f.isInit || f.stopSignalGiven || f.stopSignal <= 0) return undefined;
+  const program = f.program.slice(f.program.lastIndexOf('/') + 1);
+  const image = IMAGE_STOP_SIGNALS.find(([pattern]) => pattern.test(program))?.[1];
+  const expected = f.rewrites.find(([from, to]) => from !== f.stopSignalName && to === f.stopSignalName)?.[0];
+  const stop = f.stopSignalName;
+  const other = image !== undefined && image !== stop ? image : expected;
+  if (other === undefined) return undefined;
+  const why = other === image ? `'${program}' images stop with ${image} (their STOPSIGNAL)` : `${other} is rewritten to ${stop}, as a stop would be`;
+  return "the container's stop signal cannot be seen from inside (an image's STOPSIGNAL and a pod's "
+    + `lifecycle.stopSignal reach only the runtime), and ${why}: if the runtime sends ${other}, sexton only `
+    + 'forwards it (no drain, /readyz stays ready, no grace period). Set SEXTON_STOP_SIGNAL to the '
+    + `container's stop signal (SEXTON_STOP_SIGNAL=${stop} if it is ${stop})`;
+}

@@ -3,7 +3,7 @@
 // with sexton from the `npm pack` tarball, and a pause image of a static binary (no registry to
 // pull the kubelet's from). `podman save` hands them to `ctr -n k8s.io images import`.
 import { execa } from 'execa';
-import { chmodSync, copyFileSync, mkdirSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { packTarball } from '../support/shipping';
 import { addNode, assembleGlibcRootfs, buildImages, IMAGES, importRootfs } from '../containers/images';
@@ -13,7 +13,17 @@ export const CRI_IMAGES = {
   glibcBase: `${IMAGES.glibcBase}:latest`,
   node: `${IMAGES.node}:latest`,
   pause: 'localhost/sexton-test/pause:cri',
+  /** images/node with STOPSIGNAL SIGQUIT, as an image built FROM nginx or php-fpm has. */
+  nodeStopQuit: 'localhost/sexton-test/node-stopsignal-quit:cri',
 };
+
+/** images/node again, with the stop signal of nginx's and php-fpm's official images. */
+async function stopQuitImage(engine: Engine, scratch: string): Promise<void> {
+  const context = path.join(scratch, 'stopsignal-quit');
+  mkdirSync(context);
+  writeFileSync(path.join(context, 'Dockerfile'), `FROM ${CRI_IMAGES.node}\nSTOPSIGNAL SIGQUIT\n`);
+  await podman(engine, ['build', '--pull=never', '--network=none', '--quiet', '-t', CRI_IMAGES.nodeStopQuit, context], { timeoutMs: 120_000 });
+}
 
 async function pauseImage(engine: Engine, scratch: string): Promise<void> {
   const rootfs = path.join(scratch, 'pause-rootfs');
@@ -52,6 +62,7 @@ export async function importImages(scratch: string, socket: string): Promise<Rec
   const tarball = await packTarball(scratch);
   step('npm pack');
   await buildImages(engine, scratch, tarball, true);
+  await stopQuitImage(engine, scratch);
   step('images/node');
   const archive = path.join(scratch, 'images.tar');
   await podman(engine, ['save', '--multi-image-archive', '--format', 'docker-archive', '-o', archive, ...Object.values(CRI_IMAGES)], { timeoutMs: 120_000 });
