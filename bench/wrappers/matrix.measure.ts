@@ -1,6 +1,6 @@
 // The wrapper matrix under every init, for docs/wrappers.md: `npm run bench:wrappers` (as root,
 // under the proc-tests lock; MATRIX_INITS=sexton,tini to run some). Prints the table; the test
-// suite checks sexton's column alone (test/wrappers.test.ts).
+// suite checks sexton's column alone (test/init/wrappers.test.ts).
 import { test } from 'vitest';
 import { inBatches, OTHER_INITS, runCase, SEXTON_INIT, WRAPPER_CASES, type CaseResult } from '../../test/support/wrapper-matrix';
 

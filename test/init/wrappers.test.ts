@@ -6,8 +6,8 @@
 // nodemon with an app that handles only TERM: nodemon sends its app SIGINT, which no init can undo. The other inits' columns
 // are measured by `npm run bench:wrappers` (docs/wrappers.md).
 import { beforeAll, expect, test } from 'vitest';
-import { requireBuilt } from './support/pid1';
-import { inBatches, NODEMON_TERM_ONLY, runCase, SEXTON_INIT, WRAPPER_CASES } from './support/wrapper-matrix';
+import { requireBuilt } from '../support/pid1';
+import { inBatches, NODEMON_TERM_ONLY, runCase, SEXTON_INIT, WRAPPER_CASES } from '../support/wrapper-matrix';
 
 /** sexton's default grace period, and the runtime's SIGKILL after it. */
 const GRACE_SECONDS = 10;

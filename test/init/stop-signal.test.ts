@@ -6,9 +6,9 @@ import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { beforeAll, expect, test } from 'vitest';
-import { freePort, httpGet } from './support/http';
-import { fixture, requireBuilt, runAsPid1, until, untilExecuted } from './support/pid1';
-import { logLines, readyPids, signalStamps } from './support/shutdown';
+import { freePort, httpGet } from '../support/http';
+import { fixture, requireBuilt, runAsPid1, until, untilExecuted } from '../support/pid1';
+import { logLines, readyPids, signalStamps } from '../support/shutdown';
 
 beforeAll(() => requireBuilt());
 
