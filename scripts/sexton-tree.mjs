@@ -71,10 +71,12 @@ function trainCodeCache(tree) {
 export function buildTree(out) {
   const loader = LOADERS[process.arch];
   if (!loader) throw new Error(`sexton-tree: no loader name known for ${process.arch}`);
-  const addon = path.join(ROOT, 'build', 'Release', 'sexton.node');
-  if (!existsSync(addon) || !existsSync(path.join(ROOT, 'dist', 'init.js'))) throw new Error('sexton-tree: run "npm run build" first');
+  // A local build, else the glibc prebuild an installed package ships (node here runs on glibc).
+  const addon = [path.join('build', 'Release', 'sexton.node'), path.join('prebuilds', `linux-${process.arch}`, 'sexton.glibc.node')]
+    .find((file) => existsSync(path.join(ROOT, file)));
+  if (!addon || !existsSync(path.join(ROOT, 'dist', 'init.js'))) throw new Error('sexton-tree: run "npm run build" first');
   rmSync(out, { recursive: true, force: true });
-  for (const dir of ['bin', 'lib', 'sexton/build/Release']) mkdirSync(path.join(out, dir), { recursive: true });
+  for (const dir of ['bin', 'lib', path.join('sexton', path.dirname(addon))]) mkdirSync(path.join(out, dir), { recursive: true });
 
   buildLauncher(path.join(out, 'bin', 'sexton'), loader);
   const node = realpathSync(process.execPath);
@@ -85,7 +87,7 @@ export function buildTree(out) {
   // addon, which node dlopens.
   run('patchelf', ['--set-interpreter', `${TREE_HOME}/lib/${loader}`, '--force-rpath', '--set-rpath', '$ORIGIN/../lib', treeNode]);
   const seen = new Set();
-  for (const [name, file] of [...libraries(node), ...libraries(addon)]) {
+  for (const [name, file] of [...libraries(node), ...libraries(path.join(ROOT, addon))]) {
     if (seen.has(name)) continue;
     seen.add(name);
     copyFileSync(realpathSync(file), path.join(out, 'lib', name));
@@ -100,7 +102,7 @@ export function buildTree(out) {
     recursive: true,
     filter: (file) => !file.includes(`${path.sep}types`) && path.basename(file) !== 'init.cache',
   });
-  copyFileSync(addon, path.join(pkg, 'build', 'Release', 'sexton.node'));
+  copyFileSync(path.join(ROOT, addon), path.join(pkg, addon));
   trainCodeCache(path.resolve(out));
   return out;
 }
