@@ -6,6 +6,7 @@ import { UsageError } from '../config/options';
 import { checkDescriptorRoom, descriptorsNeeded } from '../init/descriptors';
 import { disableChildProcess, keepInitAlive, shedNodeOptions } from '../init/guards';
 import { Supervisor } from '../init/supervisor';
+import { checkUsablePaths } from '../init/usable-paths';
 import type { InitPlan, StartRequest } from '../init/supervisor-hooks';
 import { internalErrorText } from '../init/internal-error';
 import { stopSignalWarning } from '../init/stop-path';
@@ -28,6 +29,7 @@ export interface Voice {
 
 function startInit(native: Native, plan: InitPlan): void {
   checkDescriptorRoom(descriptorsNeeded(plan.options));
+  checkUsablePaths(plan.options);
   const log = plan.logger(native);
   keepInitAlive(log);
   shedNodeOptions(log, native);

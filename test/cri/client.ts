@@ -25,7 +25,17 @@ export interface ContainerConfig {
   mounts?: { container_path: string; source: string; readonly?: boolean }[];
   labels?: Record<string, string>;
   log_path?: string;
-  linux?: { security_context?: { namespace_options?: { network?: NamespaceMode; pid?: NamespaceMode; ipc?: NamespaceMode } } };
+  linux?: { security_context?: { namespace_options?: { network?: NamespaceMode; pid?: NamespaceMode; ipc?: NamespaceMode } } & Restrictions };
+}
+
+/** What a pod spec's securityContext becomes in CRI (the restricted profile's fields). */
+export interface Restrictions {
+  capabilities?: { drop_capabilities?: string[]; add_capabilities?: string[] };
+  run_as_user?: { value: number };
+  run_as_group?: { value: number };
+  readonly_rootfs?: boolean;
+  no_new_privs?: boolean;
+  seccomp?: { profile_type: 'RuntimeDefault' | 'Unconfined' | 'Localhost'; localhost_ref?: string };
 }
 
 export interface ContainerStatus {

@@ -7,6 +7,7 @@ import { chmodSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { packTarball } from '../support/shipping';
 import { addNode, assembleGlibcRootfs, buildImages, IMAGES, importRootfs } from '../containers/images';
+import { BASES, importBases, importVolumeImage, VOLUME_IMAGE } from '../containers/base-images';
 import { Engine, podman, writeContainersConf } from '../containers/podman';
 
 export const CRI_IMAGES = {
@@ -34,6 +35,23 @@ async function pauseImage(engine: Engine, scratch: string): Promise<void> {
   await podman(engine, ['import', '--change', 'ENTRYPOINT ["/pause"]', tar, CRI_IMAGES.pause]);
 }
 
+/** Where the unpacked sexton-volume image is, under the run's directory. */
+export const volumeDir = (scratch: string) => path.join(scratch, 'sexton-volume');
+
+/**
+ * The sexton-volume image unpacked, as the kubelet of Kubernetes 1.36 has containerd 2.1 mount an
+ * image volume: containerd 1.6 has no image volumes, so the pods mount this read-only at /sexton.
+ */
+async function unpackVolume(engine: Engine, scratch: string): Promise<void> {
+  const dir = volumeDir(scratch);
+  mkdirSync(dir);
+  const { stdout: id } = await podman(engine, ['create', VOLUME_IMAGE]);
+  const tar = `${dir}.tar`;
+  await podman(engine, ['export', '-o', tar, id.trim()], { timeoutMs: 120_000 });
+  await podman(engine, ['rm', id.trim()]);
+  await execa('tar', ['-C', dir, '-xf', tar]);
+}
+
 /** Builds the images and imports them into containerd's k8s.io namespace; returns each step's ms. */
 export async function importImages(scratch: string, socket: string): Promise<Record<string, number>> {
   const ms: Record<string, number> = {};
@@ -58,14 +76,18 @@ export async function importImages(scratch: string, socket: string): Promise<Rec
   addNode(nodeRootfs);
   await importRootfs(engine, nodeRootfs, IMAGES.nodeBase, 'node');
   await pauseImage(engine, scratch);
+  await importBases(engine, scratch);
   step('base images');
+  await importVolumeImage(engine, scratch);
+  await unpackVolume(engine, scratch);
+  step('sexton-volume');
   const tarball = await packTarball(scratch);
   step('npm pack');
   await buildImages(engine, scratch, tarball, true);
   await stopQuitImage(engine, scratch);
   step('images/node');
   const archive = path.join(scratch, 'images.tar');
-  await podman(engine, ['save', '--multi-image-archive', '--format', 'docker-archive', '-o', archive, ...Object.values(CRI_IMAGES)], { timeoutMs: 120_000 });
+  await podman(engine, ['save', '--multi-image-archive', '--format', 'docker-archive', '-o', archive, ...Object.values(CRI_IMAGES), ...Object.values(BASES)], { timeoutMs: 120_000 });
   step('podman save');
   await execa('ctr', ['--address', socket, '--namespace', 'k8s.io', 'images', 'import', archive], { timeout: 120_000 });
   step('ctr import');

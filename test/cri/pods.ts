@@ -6,7 +6,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync, symlinkSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, inject } from 'vitest';
-import { connect, ContainerConfig, ContainerStatus, CriClient, NamespaceMode, PodConfig } from './client';
+import { connect, ContainerConfig, ContainerStatus, CriClient, NamespaceMode, PodConfig, Restrictions } from './client';
 import { sleep } from '../support/pid1';
 
 export const NAMESPACE = 'sexton-cri';
@@ -35,6 +35,8 @@ export interface ContainerSpec {
   pid?: NamespaceMode;
   /** The restart count: a name may be used again in a pod with a higher attempt. */
   attempt?: number;
+  /** The container's securityContext, as the kubelet hands it to CRI. */
+  restrictions?: Restrictions;
 }
 
 export class Pod {
@@ -76,7 +78,7 @@ export class Pod {
       mounts: spec.mounts,
       labels: { ...this.config.labels, 'io.kubernetes.container.name': spec.name },
       log_path: `${spec.name}/${spec.attempt ?? 0}.log`,
-      linux: { security_context: { namespace_options: { network: 'NODE', pid: spec.pid ?? 'CONTAINER', ipc: 'POD' } } },
+      linux: { security_context: { namespace_options: { network: 'NODE', pid: spec.pid ?? 'CONTAINER', ipc: 'POD' }, ...spec.restrictions } },
     };
     const id = await cri().createContainer(this.id, config, this.config);
     await cri().startContainer(id);

@@ -119,8 +119,15 @@ async function listenOnFile(path: string, server: PipeHandle, log: Logger): Prom
   // it from the start, and the chmod below makes sure of it.
   const failure = listenOn(path, server);
   if (failure) return failure;
-  chmodSync(path, 0o600);
-  const inode = statSync(path).ino;
+  let inode: number;
+  try {
+    chmodSync(path, 0o600);
+    inode = statSync(path).ino;
+  } catch (error) {
+    // Checked at start (init/usable-paths.ts), but the directory may change under sexton.
+    server.close();
+    return (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+  }
   return {
     path,
     close() {

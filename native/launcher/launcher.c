@@ -1,0 +1,103 @@
+/*
+ * The `sexton` command of the self-contained tree (bin/sexton): a static program, so it runs in
+ * an image with no shell and no C library. It does what the `#!/bin/sh` line of dist/sexton.js
+ * does (scripts/bundle.mjs), then execs the tree's own node on the tree's sexton, same pid:
+ *
+ *   - NODE_OPTIONS, meant for the app, never reaches PID 1's node (Node reads it before any
+ *     JavaScript runs): it moves into SEXTON_APP_NODE_OPTIONS, unless that is set already (then
+ *     that wins), and sexton hands it back, unchanged, to the child (src/init/guards.ts).
+ *   - node's argv[0] is this program's, so a link named tini or dumb-init runs as that tool.
+ *
+ * The tree is this program's directory's parent (/proc/self/exe). Its node is linked to load its
+ * libraries from the tree (interpreter TREE_HOME/lib/ld-linux…, rpath $ORIGIN/../lib): mounted at
+ * TREE_HOME it runs as it is. Anywhere else, it runs through the tree's loader, named explicitly.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef TREE_HOME
+#define TREE_HOME "/sexton"
+#endif
+#ifndef LOADER
+#define LOADER "ld-linux-x86-64.so.2"
+#endif
+
+/* sexton's own exit code for "could not start" (src/config/exit-codes.ts). */
+#define START_FAILURE 1
+
+static char tree[PATH_MAX];
+
+static void fail(const char *what, const char *path) {
+  /* One line, as the init's own start failures are. */
+  fprintf(stderr, "sexton: %s %s (%s): the sexton tree is incomplete; mount or copy it again\n", what, path,
+          strerror(errno));
+  exit(START_FAILURE);
+}
+
+/* The tree's root: the directory above bin/, where this program is. */
+static void find_tree(void) {
+  ssize_t n = readlink("/proc/self/exe", tree, sizeof tree - 1);
+  if (n <= 0) {
+    /* No /proc yet (it is mounted by the runtime before the entrypoint, so rarely): the usual place. */
+    snprintf(tree, sizeof tree, "%s", TREE_HOME);
+    return;
+  }
+  tree[n] = '\0';
+  for (int up = 0; up < 2; up++) {
+    char *slash = strrchr(tree, '/');
+    if (slash == NULL) fail("cannot tell where it is from", "/proc/self/exe");
+    *slash = '\0';
+  }
+  if (tree[0] == '\0') snprintf(tree, sizeof tree, "/");
+}
+
+static void move_node_options(void) {
+  const char *options = getenv("NODE_OPTIONS");
+  if (options == NULL) return;
+  if (getenv("SEXTON_APP_NODE_OPTIONS") == NULL && setenv("SEXTON_APP_NODE_OPTIONS", options, 1) != 0)
+    fail("cannot move NODE_OPTIONS aside:", "setenv");
+  unsetenv("NODE_OPTIONS");
+}
+
+static char *joined(const char *rest) {
+  size_t size = strlen(tree) + strlen(rest) + 1;
+  char *path = malloc(size);
+  if (path == NULL) fail("cannot allocate", "memory");
+  snprintf(path, size, "%s%s", tree, rest);
+  return path;
+}
+
+int main(int argc, char **argv) {
+  find_tree();
+  move_node_options();
+  char *node = joined("/bin/node");
+  char *script = joined("/sexton/dist/sexton.js");
+  const char *name = argc > 0 && argv[0] != NULL ? argv[0] : "sexton";
+  /* At most 5 words before the script, the script, the arguments, NULL. */
+  char **args = calloc((size_t)argc + 8, sizeof *args);
+  if (args == NULL) fail("cannot allocate", "memory");
+  int at = 0;
+  int at_home = strcmp(tree, TREE_HOME) == 0;
+  char *program = node;
+  if (!at_home) {
+    program = joined("/lib/" LOADER);
+    args[at++] = program;
+    args[at++] = "--library-path";
+    args[at++] = joined("/lib");
+    args[at++] = "--argv0";
+    args[at++] = (char *)name;
+    args[at++] = node;
+  } else {
+    args[at++] = (char *)name;
+  }
+  args[at++] = script;
+  for (int i = 1; i < argc; i++) args[at++] = argv[i];
+  args[at] = NULL;
+  execv(program, args);
+  fail("cannot run", program);
+  return START_FAILURE;
+}

@@ -1,0 +1,91 @@
+// sexton from the self-contained tree (images/sexton-volume) as PID 1 of the base images users
+// run, none of which has to offer sexton anything: scratch with one static program, distroless
+// static (no shell, no libc), distroless Node (no shell), Alpine-like musl, and Debian. The tree
+// is mounted at /sexton as Kubernetes 1.36 mounts an image volume: podman's image mount,
+// read-only (and once as a read-only bind mount of the unpacked tree, its stand-in elsewhere).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, test } from 'vitest';
+import { exec, logs, removeAll, start, stop, waitExit, waitForLog } from './containers';
+import { Base, BASES, importBases, importVolumeImage, VOLUME_IMAGE } from './base-images';
+
+const scratch = mkdtempSync(path.join(tmpdir(), 'sexton-volume-'));
+let tree = '';
+
+beforeAll(async () => {
+  tree = await importVolumeImage(inject('engine'), scratch);
+  await importBases(inject('engine'), scratch);
+}, 240_000);
+afterEach(removeAll);
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+const IMAGE_VOLUME = ['--mount', `type=image,source=${VOLUME_IMAGE},target=/sexton`];
+const ENTRYPOINT = '["/sexton/bin/sexton","--"]';
+
+interface Status {
+  pid: number;
+  orphansReaped: number;
+  zombieCount: number;
+}
+
+/** `sexton status --json` run from the tree inside the container, as an exec probe would. */
+async function statusOf(name: string): Promise<Status> {
+  return JSON.parse(await exec(name, ['/sexton/bin/sexton', 'status', '--json'])) as Status;
+}
+
+async function untilReaped(name: string): Promise<Status> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const status = await statusOf(name);
+    if (status.orphansReaped >= 1) return status;
+    if (Date.now() > deadline) throw new Error(`no orphan reaped in 10 s: ${JSON.stringify(status)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe.each(Object.keys(BASES) as Base[])('on %s, sexton from the mounted tree', (base) => {
+  test('is PID 1, reaps the orphan, forwards TERM and exits with the app', async () => {
+    const name = await start(BASES[base], ['/app/volume-app'], { entrypoint: ENTRYPOINT, runFlags: IMAGE_VOLUME });
+    await waitForLog(name, 'ready');
+    const status = await untilReaped(name);
+    expect(status).toMatchObject({ pid: 1, orphansReaped: 1, zombieCount: 0 });
+    await stop(name, 20);
+    expect(await waitExit(name)).toBe(0);
+    const output = await logs(name);
+    expect(output).toContain('got TERM');
+    expect(output).toMatch(/exiting with 0: reaped 2 \(1 orphans: volume-app×1\)/);
+  });
+
+  test('stops an app that ignores TERM with its grace period: SIGKILL, 137', async () => {
+    const name = await start(BASES[base], ['--grace', '1', '/app/volume-app', 'ignore'], { entrypoint: '["/sexton/bin/sexton"]', runFlags: IMAGE_VOLUME });
+    await waitForLog(name, 'ready');
+    const took = await stop(name, 20);
+    expect(await waitExit(name)).toBe(137);
+    expect(took).toBeLessThan(10_000);  // sexton's 1 s, not podman's 20
+    expect(await logs(name)).toMatch(/grace period 1s/);
+  });
+});
+
+test('a read-only bind mount of the unpacked tree works the same (the stand-in for an image volume)', async () => {
+  const name = await start(BASES.scratch, ['/app/volume-app'], { entrypoint: ENTRYPOINT, volumes: { [tree]: '/sexton:ro' } });
+  await waitForLog(name, 'ready');
+  expect(await untilReaped(name)).toMatchObject({ pid: 1, zombieCount: 0 });
+  await stop(name, 20);
+  expect(await waitExit(name)).toBe(0);
+});
+
+test('ENTRYPOINT ["sexton", "--"] in a shell-less Node image; the app\'s NODE_OPTIONS reaches only the app', async () => {
+  const code = "console.log('app NODE_OPTIONS=' + process.env.NODE_OPTIONS)";
+  const name = await start(BASES['distroless-node'], ['node', '-e', code], {
+    entrypoint: '["sexton","--"]',
+    runFlags: IMAGE_VOLUME,
+    env: { PATH: '/sexton/bin:/nodejs/bin', NODE_OPTIONS: '--require /apps/preload-says-pid.cjs' },
+  });
+  expect(await waitExit(name)).toBe(0);
+  const output = await logs(name);
+  expect(output).toContain('app NODE_OPTIONS=--require /apps/preload-says-pid.cjs');
+  expect(output).toMatch(/preload ran in pid (?!1\b)\d+/);
+  expect(output).not.toMatch(/preload ran in pid 1\b/);
+  expect(output).not.toMatch(/NODE_OPTIONS reached sexton/);
+});
