@@ -4,8 +4,8 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { requireBuilt, runAsPid1, SEXTON, until } from './support/pid1';
-import { freshDir, removeDirs } from './support/observability';
+import { requireBuilt, runAsPid1, SEXTON, until } from '../support/pid1';
+import { freshDir, removeDirs } from '../support/observability';
 
 beforeAll(requireBuilt);
 afterEach(removeDirs);
