@@ -3,13 +3,16 @@
 // child exists, as one line and a documented exit code (config/exit-codes.ts).
 import { EXIT } from '../config/exit-codes';
 import { UsageError } from '../config/options';
-import { checkDescriptorRoom, descriptorsNeeded } from '../init/descriptors';
-import { disableChildProcess, keepInitAlive, shedNodeOptions } from '../init/guards';
+import { checkDescriptorRoom, descriptorsNeeded } from './descriptors';
+import { disableChildProcess, keepInitAlive, shedNodeOptions } from './guards';
 import { Supervisor } from '../init/supervisor';
 import type { InitPlan, StartRequest } from '../init/supervisor-hooks';
 import { internalErrorText } from '../init/internal-error';
+import type { Host } from '../platform/host';
+import { systemClock } from '../platform/host';
 import { DEFAULT, writeOrDrop } from '../platform/log';
 import { AddonLoadError, Native, StartError } from '../platform/native';
+import { procShowsOwnNamespace } from '../platform/procfs';
 
 /** What the first handlers found (boot/first-handlers.ts): the addon, or why it failed. */
 export interface Early {
@@ -24,13 +27,27 @@ export interface Voice {
   usageExit: number;
 }
 
+/** The machine sexton runs on, asked once: nothing below boot asks again. */
+export function decideHost(native: Native, procRoot = '/proc', cgroupRoot = '/sys/fs/cgroup'): Host {
+  return {
+    isInit: process.pid === 1,
+    pid: process.pid,
+    ppid: process.ppid,
+    procTrusted: procShowsOwnNamespace(procRoot, process.pid),
+    procRoot,
+    cgroupRoot,
+    native,
+    clock: systemClock,
+  };
+}
+
 function startInit(native: Native, plan: InitPlan): void {
   checkDescriptorRoom(descriptorsNeeded(plan.options));
   const log = plan.logger(native);
   keepInitAlive(log);
   shedNodeOptions(log, native);
   plan.prepare?.(native, log);
-  new Supervisor(plan.options, log, native, plan.hooks).start();
+  new Supervisor(plan.options, log, decideHost(native), plan.hooks).start();
   // The child runs: from here on the init may no longer bail (init/supervisor.ts, after the spawn).
   plan.afterSpawn?.();
 }

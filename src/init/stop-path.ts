@@ -29,9 +29,9 @@ export function stopPathWarnings(f: StopPathFacts): string[] {
   return out;
 }
 
-export function readPid1Name(): string | undefined {
+export function readPid1Name(procRoot: string): string | undefined {
   try {
-    return readFileSync('/proc/1/comm', 'latin1');
+    return readFileSync(`${procRoot}/1/comm`, 'latin1');
   } catch {
     return undefined;
   }

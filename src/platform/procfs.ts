@@ -6,9 +6,9 @@ import { closeSync, opendirSync, openSync, readdirSync, readFileSync, readlinkSy
  * (`unshare --pid` without --mount-proc) shows the parent's processes: their pids mean other
  * processes here, and their command lines are other tenants' (secrets included).
  */
-export function procShowsOwnNamespace(procRoot = '/proc'): boolean {
+export function procShowsOwnNamespace(procRoot = '/proc', pid = process.pid): boolean {
   try {
-    return readlinkSync(`${procRoot}/self`) === String(process.pid);
+    return readlinkSync(`${procRoot}/self`) === String(pid);
   } catch {
     return false;
   }

@@ -7,7 +7,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import type { Socket } from 'node:net';
 import { EveryNowAndThen, type Logger } from '../../platform/log';
 import { descriptorRoom } from '../../platform/procfs';
-import { countOwnConnections } from '../../platform/own-listeners';
+import type { OwnListeners } from '../../platform/own-listeners';
 
 export interface HttpRequest {
   method: string;
@@ -121,6 +121,7 @@ export function serveHttp(
   log: Logger,
   limits: HttpLimits,
   settled: (listening: boolean) => void,
+  own?: OwnListeners,
 ): BoundedHttpServer {
   const http = require('node:http') as typeof import('node:http');
   // Not yet open: this server's listening socket, and the spare libuv keeps to refuse a client
@@ -153,7 +154,7 @@ export function serveHttp(
     send(response, answer, request.method === 'HEAD', last || (answer.status >= 400 && answer.status < 500));
   });
   server.maxConnections = cap;
-  countOwnConnections(server);  // not the app's traffic, to a drain (init/drain.ts)
+  own?.count(server);  // not the app's traffic, to a drain (init/drain.ts)
   server.maxHeadersCount = limits.headers;
   // The answer to the last request says Connection: close, and the connection closes once it
   // is sent; requests pipelined past it in the same read get a bodiless 503 each (Node's).

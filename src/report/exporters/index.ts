@@ -12,6 +12,7 @@ import { HEALTH_HTTP_LIMITS, HealthState, healthRoutes } from './health';
 import { DEFAULT_HTTP_LIMITS, Routes, serveHttp } from './http-server';
 import { metricsRoutes, renderMetrics } from './prometheus';
 import { StatsFile } from './stats-file';
+import { OwnListeners } from '../../platform/own-listeners';
 import { startStatusSocket, StatusSocket } from './status-socket';
 
 /** How old a shared snapshot may be when a reader gets it: one /proc scan a second at most. */
@@ -21,6 +22,8 @@ export class Exporters {
   private readonly statsFile?: StatsFile;
   private statusSocket?: StatusSocket;
   private readonly cache: SnapshotCache<StatsSnapshot>;
+  /** What the HTTP listeners accepted: a drain leaves it out of the app's traffic. */
+  readonly own = new OwnListeners();
 
   constructor(
     private readonly options: Options,
@@ -68,7 +71,7 @@ export class Exporters {
       serveHttp(name, address, routes, this.log, health ? HEALTH_HTTP_LIMITS : DEFAULT_HTTP_LIMITS, (bound) => {
         if (bound) this.log.info(line);
         settled();
-      });
+      }, this.own);
     })));
   }
 

@@ -5,7 +5,7 @@ import type { Native } from '../platform/native';
 import { errnoName } from '../platform/os-constants';
 import { putsCodeInPid1 } from '../config/node-options';
 import { ownWords } from '../platform/procfs';
-import { internalErrorText } from './internal-error';
+import { internalErrorText } from '../init/internal-error';
 
 /**
  * libuv reaps only the pids it spawned, and sexton's reaper would steal their exit statuses:
