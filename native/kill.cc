@@ -133,9 +133,9 @@ void signal_descendants_now(int signal) {
 
 void signal_main_child_tree_now(int signal, bool child_group, bool walk_proc) {
   MainChild& child = main_child();
-  int pidfd = child.pidfd.load();
+  int pidfd = child.pidfd();
   if (pidfd >= 0) syscall(SYS_pidfd_send_signal, pidfd, signal, nullptr, 0);
-  pid_t group = child.spawned_pid.load();
+  pid_t group = child.last_spawned();
   if (child_group && group > 0) kill(-group, signal);
   if (walk_proc) signal_descendants_now(signal);
 }

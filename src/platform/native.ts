@@ -87,7 +87,7 @@ export interface NativeCounters {
 export const DROP = 0;
 export const NOTIFY_ONLY = -1;
 /** A notice's errno when there was no child to forward to: kept for the spawn, if still to come. */
-export const NO_CHILD_YET = -1;
+export const NO_CHILD_YET = -2;
 
 export interface Native {
   /**
