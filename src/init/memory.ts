@@ -178,7 +178,7 @@ export class MemoryGuard {
   /**
    * Unmaps the file pages start-up faulted in (the node binary's code, 35 of sexton's 42 MiB
    * resident then) just before the spawn: an app that fills a small limit at once meets a PID 1
-   * of ~21 MiB instead of ~42, and the kernel takes a worker (issue 23; docs/operations.md has
+   * of ~21 MiB instead of ~42, and the kernel takes a worker (docs/operations.md has
    * the floor). ~3 ms of every start (bench/RESULTS.md). Nothing else is worth it here: a heap
    * compaction gives back 0.4 MiB for 7-11 ms, a malloc trim 0.1 MiB; the pages stay in the page
    * cache, so the code sexton runs next faults back in without I/O.
@@ -196,14 +196,14 @@ export class MemoryGuard {
     this.native.releaseFilePages();
     // Each status query or scrape leaves freed malloc memory (read buffers, the parser's)
     // resident in glibc's arenas, scattered so that free() alone returns none of it: RssAnon
-    // crept 0.2-0.3 MiB/min under a query every 10 s until trimmed (bench/RESULTS.md, issue 16).
+    // crept 0.2-0.3 MiB/min under a query every 10 s until trimmed (bench/RESULTS.md).
     this.native.trimMallocHeap();
   }
 
   /**
    * A status query or scrape leaves ~0.1 MiB of JS garbage; what survives a scavenge is only
    * freed by a full GC, which V8 defers until the heap is many times larger: RssAnon crept for
-   * an hour under a query every 10 s (bench/RESULTS.md, issue 16). A compaction costs 7-11 ms
+   * an hour under a query every 10 s (bench/RESULTS.md). A compaction costs 7-11 ms
    * of the JS thread (signals are forwarded by the addon meanwhile), so at most one a minute.
    * The first comes with the release once the exporters listen, ~130 ms after start: idle
    * RssAnon 6.3 MiB instead of 6.7 (measured); a TERM in those 10 ms waits for it.

@@ -49,7 +49,7 @@ export const DEFAULT_HTTP_LIMITS: HttpLimits = {
 
 /**
  * Descriptors no listener may take: the stop sequence's /proc scan and reads, the stats file's
- * write, a log line, with room to spare. A flood fills the cap, never these (issue 23).
+ * write, a log line, with room to spare. A flood fills the cap, never these.
  */
 export const STOP_RESERVE = 16;
 
@@ -135,7 +135,7 @@ export function serveHttp(
     if (told !== undefined) log.warn(`${name}: ${detail}${told > 1 ? ` (${told} times since the last such line)` : ''}`);
   };
   // Node checks request and header timeouts on an interval timer that woke sexton every 30 s
-  // with nobody connected (issue 16): the per-connection timer below does that job instead.
+  // with nobody connected: the per-connection timer below does that job instead.
   const server = http.createServer({
     connectionsCheckingInterval: NEVER_MS, maxHeaderSize: limits.headerBytes, requestTimeout: 0, headersTimeout: 0, keepAliveTimeout: 0,
   }, (request: IncomingMessage, response: ServerResponse) => {
