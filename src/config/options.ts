@@ -3,7 +3,7 @@ import { defaultSocketPaths, parseHostPort } from './addresses';
 import { INIT_EXIT_HELP } from './exit-codes';
 import type { LogFormat } from '../platform/log';
 import type { ChildSession } from '../platform/native';
-import { OPTION_TABLE, OptionSpec, optionNamed, optionsUsage, optionWithShort } from './option-table';
+import { OPTION_TABLE, OptionSpec, optionNamed, optionsUsage, optionWithShort, variableOf } from './option-table';
 import { quote } from './quote';
 import { parseSignal, UNHANDLED } from '../platform/signals';
 
@@ -221,25 +221,35 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, isInit = false
   if (has('help')) return { kind: 'help' };
   if (has('version')) return { kind: 'version' };
 
+  /** The option's variable as set in the environment: its name comes from the table. */
+  const variable = (flag: Flag): [string, string | undefined] => [variableOf(flag), env[variableOf(flag)]];
+  /** A yes/no variable: true when set to yes. */
+  const yes = (flag: Flag): boolean => {
+    const [name, value] = variable(flag);
+    return value !== undefined && parseBoolean(name, value);
+  };
+
   // Quiet wins over verbose, in the environment as with flags.
   let verbosity = 1;
-  if (env.SEXTON_VERBOSE !== undefined) {
-    if (!/^\d+$/.test(env.SEXTON_VERBOSE.trim())) throw new UsageError(`SEXTON_VERBOSE=${quote(env.SEXTON_VERBOSE)}: expected a number`);
-    verbosity = Math.min(3, 1 + Number(env.SEXTON_VERBOSE));
+  const [verboseName, verboseValue] = variable('verbose');
+  if (verboseValue !== undefined) {
+    if (!/^\d+$/.test(verboseValue.trim())) throw new UsageError(`${verboseName}=${quote(verboseValue)}: expected a number`);
+    verbosity = Math.min(3, 1 + Number(verboseValue));
   }
-  if (env.SEXTON_QUIET !== undefined && parseBoolean('SEXTON_QUIET', env.SEXTON_QUIET)) verbosity = 0;
+  if (yes('quiet')) verbosity = 0;
   const verboseFlags = given.filter((g) => g.flag === 'verbose').length;
   if (verboseFlags > 0) verbosity = Math.min(3, 1 + verboseFlags);
   if (has('quiet')) verbosity = 0;
 
-  let subreaper = env.SEXTON_SUBREAPER === undefined ? true : parseBoolean('SEXTON_SUBREAPER', env.SEXTON_SUBREAPER);
+  const [subreaperName, subreaperValue] = variable('no-subreaper');
+  let subreaper = subreaperValue === undefined ? true : parseBoolean(subreaperName, subreaperValue);
   if (has('subreaper')) subreaper = true;
   if (has('no-subreaper')) subreaper = false;
 
-  const strict = has('strict') || (env.SEXTON_STRICT !== undefined && parseBoolean('SEXTON_STRICT', env.SEXTON_STRICT));
-  const pgroup = has('pgroup') || (env.SEXTON_PGROUP !== undefined && parseBoolean('SEXTON_PGROUP', env.SEXTON_PGROUP));
+  const strict = has('strict') || yes('strict');
+  const pgroup = has('pgroup') || yes('pgroup');
 
-  const rewriteTexts = has('rewrite') ? values('rewrite') : list(env.SEXTON_REWRITE);
+  const rewriteTexts = has('rewrite') ? values('rewrite') : list(variable('rewrite')[1]);
   const rewrites = new Map(rewriteTexts.map(parseRewrite));
 
   /** The flag's last value, else the environment's, else the table's default. */
@@ -254,7 +264,7 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, isInit = false
   const pdeathSignal = pdeathText === undefined ? undefined : signalOption(pdeathText, 'pdeath');
   if (pdeathSignal === parseSignal('STOP')) throw new UsageError(`pdeath ${quote(pdeathText as string)}: sexton would stop, not end`);
 
-  const remapTexts = has('remap-exit') ? values('remap-exit') : list(env.SEXTON_REMAP_EXIT);
+  const remapTexts = has('remap-exit') ? values('remap-exit') : list(variable('remap-exit')[1]);
   const remapExit = new Set(remapTexts.map(parseExitCode));
 
   const stopText = valueOrDefault('stop-signal');

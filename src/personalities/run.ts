@@ -5,7 +5,7 @@ import type { UsageError } from '../config/options';
 import { VERSION } from '../config/version';
 import type { StartRequest } from '../init/supervisor-hooks';
 import { DEBUG, Logger } from '../platform/log';
-import { exitsWithMainChild, getoptLine, shownWord } from './common';
+import { exitsWithMainChild, getoptLine, shownWord, unreadVariables } from './common';
 import { isPersonality, PersonalityName } from './detect';
 import { DUMB_INIT_USAGE, JOB_STOP_SIGNALS, parseDumbInit } from './dumb-init';
 import { LICENSE } from './license';
@@ -27,7 +27,11 @@ function tiniRequest(argv: string[], env: NodeJS.ProcessEnv): StartRequest {
       native.openLogSink(1);
       return (log = new Logger(options.verbosity, options.logFormat, tiniSink((text, fd) => native.writeLog(text, fd)), tiniPrefix));
     },
-    prepare: (native) => native.setReportOrphans(extra.warnOnReap || extra.verbosity >= DEBUG),
+    prepare: (native, log) => {
+      const unread = unreadVariables('tini', env);
+      if (unread) log.warn(unread);
+      native.setReportOrphans(extra.warnOnReap || extra.verbosity >= DEBUG);
+    },
     hooks: {
       mainExited: () => (sigchld(), exitsWithMainChild(env)),
       orphanReaped: (pid, unreported) => {
@@ -56,6 +60,8 @@ function dumbInitRequest(argv: string[], env: NodeJS.ProcessEnv): StartRequest {
       return (log = new Logger(options.verbosity, options.logFormat, (text) => native.writeLog(text), () => '[dumb-init] '));
     },
     prepare: (native) => {
+      const unread = unreadVariables('dumb-init', env);
+      if (unread) log.warn(unread);
       for (const signal of JOB_STOP_SIGNALS) native.setStopSelfAfter(signal, true);
       if (!extra.setsid) return;
       // The child's session takes the terminal: sexton has to let go of it first.
