@@ -9,7 +9,8 @@ import type { Timers } from './loop';
 import { tcpSockets } from '../platform/tcp-sockets';
 import { hostNetworkSign, readTcpCounters } from '../platform/netns';
 import { errnoName } from '../platform/os-constants';
-import { arrivalsBetween, describeDrain, describeLateArrivals, DrainEndReason, DrainReport, listeningPorts, QuietWindow, TrafficSample } from './quiet';
+import { arrivalsBetween, describeDrain, describeLateArrivals, DrainEndReason, DrainReport, listeningPorts,
+  QuietWindow, TrafficSample } from './quiet';
 
 /** A namespace with more sockets than this is sampled in part: traffic on the rest is unseen. */
 const SOCKET_LIMIT = 65_536;
@@ -42,11 +43,13 @@ export class TrafficDrain {
   }
 
   /** With --drain-quiet; undefined without. */
-  static fromOptions(options: Options, host: Host, log: Logger, timers: Timers, listeners: OwnListeners): TrafficDrain | undefined {
+  static fromOptions(options: Options, host: Host, log: Logger, timers: Timers,
+    listeners: OwnListeners): TrafficDrain | undefined {
     if (options.drainQuiet <= 0) return undefined;
     // Probes of /readyz and scrapes of /metrics are sexton's own traffic, not the app's.
     const ownPorts = [options.metrics?.port, options.health?.port].filter((port): port is number => port !== undefined);
-    return new TrafficDrain({ quietSeconds: options.drainQuiet, capSeconds: options.drainDelay, ownPorts }, host, log, timers, listeners);
+    return new TrafficDrain({ quietSeconds: options.drainQuiet, capSeconds: options.drainDelay, ownPorts }, host, log,
+      timers, listeners);
   }
 
   /** At the stop signal. */
@@ -54,9 +57,12 @@ export class TrafficDrain {
     if (this.window) return;
     const { quietSeconds, capSeconds } = this.settings;
     const host = hostNetworkSign();
-    this.window = new QuietWindow(quietSeconds * 1000, capSeconds * 1000, this.host.clock.now(), host ? 'blind' : 'traffic');
+    this.window = new QuietWindow(quietSeconds * 1000, capSeconds * 1000, this.host.clock.now(), host ? 'blind'
+      : 'traffic');
     if (host) {
-      this.log.warn(`drain: sexton runs in the host's network namespace (${host}): whether the app's traffic stopped cannot be told, so the drain lasts its ${capSeconds}s cap`);
+      this.log.warn(
+        `drain: sexton runs in the host's network namespace (${host}): whether the app's traffic stopped cannot be ` +
+          `told, so the drain lasts its ${capSeconds}s cap`);
       return;
     }
     this.last = this.sample();
@@ -115,7 +121,8 @@ export class TrafficDrain {
           : `more than ${SOCKET_LIMIT} TCP sockets: data on the others is not seen`;
       this.log.warn(`drain: ${why}`);
     }
-    const sample: TrafficSample = { at: this.host.clock.now(), counters, sockets, ownAccepted: this.listeners.accepted };
+    const sample: TrafficSample = { at: this.host.clock.now(), counters, sockets,
+      ownAccepted: this.listeners.accepted };
     for (const port of listeningPorts(sample, this.own)) this.appPorts.add(port);
     return sample;
   }

@@ -3,7 +3,8 @@
 // no signals here: the supervisor's loop feeds the inputs and carries out the actions. Readiness
 // is a reader of this state (healthOf).
 //
-//   running ──stop signal──▶ draining (drain delay; with a quiet window, until traffic stops) ──▶ stopping (grace period)
+//   running ──stop signal──▶ draining (drain delay; with a quiet window,
+//      │                     until traffic stops) ──▶ stopping (grace period)
 //      │                                                    │
 //      └──main child exits──▶ leftovers get TERM ◀──────────┘ main child exits
 //                             grace period over ──▶ killing: SIGKILL survivors
@@ -168,10 +169,12 @@ export class Lifecycle {
         this.s.mainExit = input.exit;
         return [];
       case 'drain-over':
-        return this.phase === 'draining' ? [...this.endDrain('cap'), { kind: 'forward-stop-signal' }, ...this.startStopping()] : [];
+        return this.phase === 'draining' ? [...this.endDrain('cap'), { kind: 'forward-stop-signal' },
+          ...this.startStopping()] : [];
       case 'traffic-quiet':
         if (this.phase !== 'draining') return [];
-        return [...this.endDrain('quiet'), { kind: 'cancel-timer', timer: 'drain' }, { kind: 'forward-stop-signal' }, ...this.startStopping()];
+        return [...this.endDrain('quiet'), { kind: 'cancel-timer', timer: 'drain' }, { kind: 'forward-stop-signal' },
+          ...this.startStopping()];
       case 'grace-over':
         this.s.phase = 'killing';
         return [
@@ -183,7 +186,8 @@ export class Lifecycle {
       case 'kill-check':
         return this.phase === 'killing' ? [{ kind: 'report-unkillable' }] : [];
       case 'backstop':
-        return [{ kind: 'log', level: 'error', message: 'processes are still there after SIGKILL (uninterruptible?): exiting anyway' }, { kind: 'finish' }];
+        return [{ kind: 'log', level: 'error',
+          message: 'processes are still there after SIGKILL (uninterruptible?): exiting anyway' }, { kind: 'finish' }];
       case 'main-exited':
         if (input.exit) this.s.mainExit = input.exit;
         return this.onMainExit(input.lastChild, input.leftovers);
@@ -247,7 +251,9 @@ export class Lifecycle {
       this.s.phase = 'stopping';
       return [
         ...actions,
-        { kind: 'log', level: 'warn', message: `main child is gone; sending TERM to whatever is left (unseen: /proc is not this namespace's), grace period ${grace}s` },
+        { kind: 'log', level: 'warn',
+          message: `main child is gone; sending TERM to whatever is left (unseen: /proc is not this namespace's), ` +
+            `grace period ${grace}s` },
         { kind: 'terminate-unseen' },
         { kind: 'start-timer', timer: 'grace', seconds: grace },
       ];
@@ -257,7 +263,9 @@ export class Lifecycle {
     const fresh = this.phase !== 'stopping';
     this.s.phase = 'stopping';
     actions.push(
-      { kind: 'log', level: 'warn', message: `main child is gone; ${leftovers} process(es) left: sending TERM, ${fresh ? `grace period ${grace}s` : 'within the grace period'}` },
+      { kind: 'log', level: 'warn',
+        message: `main child is gone; ${leftovers} process(es) left: sending ` +
+          `TERM, ${fresh ? `grace period ${grace}s` : 'within the grace period'}` },
       { kind: 'terminate-leftovers' },
     );
     if (fresh) actions.push({ kind: 'start-timer', timer: 'grace', seconds: grace });
@@ -289,5 +297,6 @@ export function healthOf(s: Readonly<InitState>, readyWhen: ReadyWhen, stopArriv
   if (s.phase === 'starting') return not('starting');
   if (s.app.stopping) return not('stopping: the app sent STOPPING=1');
   if (readyWhen === 'notify' && !s.app.ready) return not('waiting for READY=1 from the app');
-  return { live: true, ready: true, reason: `${readyWhen === 'notify' ? 'the app sent READY=1' : 'the main child runs'}${status}` };
+  return { live: true, ready: true,
+    reason: `${readyWhen === 'notify' ? 'the app sent READY=1' : 'the main child runs'}${status}` };
 }

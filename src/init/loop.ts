@@ -31,7 +31,8 @@ export class Loop<In> implements Timers {
   private busy = false;
   private readonly cancels = new Map<TimerName, () => void>();
 
-  constructor(private readonly clock: Clock, private readonly handle: (input: In | TimerInput) => void, private readonly report: (error: unknown) => void) {}
+  constructor(private readonly clock: Clock, private readonly handle: (input: In | TimerInput) => void,
+    private readonly report: (error: unknown) => void) {}
 
   /** Handles `input` now, or after the one being handled and those before it. */
   post(input: In | TimerInput): void {

@@ -54,7 +54,8 @@ export function oomKillCount(cgroup: MemoryCgroup): number | undefined {
  * outweigh sexton's resident bytes as a share of the limit (in thousandths, rounded up, plus
  * one against ties). Never above the kernel's maximum; undefined means "inherit".
  */
-export function childOomScoreAdj(policy: OomPolicy, own: number, residentBytes: number, limitBytes: number): number | undefined {
+export function childOomScoreAdj(policy: OomPolicy, own: number, residentBytes: number,
+  limitBytes: number): number | undefined {
   if (policy === 'off') return undefined;
   if (policy !== 'auto') return policy;
   const step = Math.ceil((residentBytes * 1000) / limitBytes) + 1;
@@ -108,7 +109,8 @@ export class MemoryGuard {
   private answers = 0;
   private lastAnswer = 0;
 
-  constructor(private readonly host: Host, private readonly log: Logger, private readonly policy: OomPolicy, private readonly timers: Timers) {}
+  constructor(private readonly host: Host, private readonly log: Logger, private readonly policy: OomPolicy,
+    private readonly timers: Timers) {}
 
   private get native() {
     return this.host.native;
@@ -128,7 +130,9 @@ export class MemoryGuard {
     const resident = ownResidentBytes(procRoot);
     const adj = childOomScoreAdj(this.policy, own, resident, limit);
     if (adj !== undefined) {
-      this.log.info(`child oom_score_adj ${adj} (sexton's ${own}; sexton holds ${(resident / 2 ** 20).toFixed(0)} MiB of a ${(limit / 2 ** 20).toFixed(0)} MiB limit)`);
+      this.log.info(
+        `child oom_score_adj ${adj} (sexton's ${own}; sexton holds ${(resident / 2 ** 20).toFixed(0)} MiB of ` +
+          `a ${(limit / 2 ** 20).toFixed(0)} MiB limit)`);
     }
     return adj;
   }
@@ -172,7 +176,8 @@ export class MemoryGuard {
     this.killsReported = kills ?? this.killsReported;
     const limit = this.cgroup?.limitBytes;
     const of = limit ? ` (limit ${(limit / 2 ** 20).toFixed(0)} MiB)` : '';
-    this.log.warn(`the OOM killer ended a process in sexton's memory cgroup${of}; ${kills ?? '?'} OOM kill(s) so far`, { oomKills: kills });
+    this.log.warn(`the OOM killer ended a process in sexton's memory cgroup${of}; ${kills ?? '?'} OOM kill(s) so far`,
+      { oomKills: kills });
   }
 
   /**
@@ -187,7 +192,8 @@ export class MemoryGuard {
     const started = this.host.clock.monotonic();
     const bytes = this.native.releaseFilePages();
     const ms = this.host.clock.monotonic() - started;
-    this.log.debug(`gave back ${(bytes / 2 ** 20).toFixed(1)} MiB of file pages before the spawn in ${ms.toFixed(2)} ms`);
+    this.log.debug(
+      `gave back ${(bytes / 2 ** 20).toFixed(1)} MiB of file pages before the spawn in ${ms.toFixed(2)} ms`);
   }
 
   /** Gives back the memory sexton is not using (about 3 ms, 10-14 with a compaction: not on the start path). */

@@ -19,7 +19,8 @@ const MAX_DEPTH = 64;
  * Whether pid is the main child or below it. A sender already gone (systemd-notify exits at once)
  * was seen in sexton's PID namespace, so it is one of the container's: it passes.
  */
-export function inMainTree(pid: number, mainPid: number, procTrusted: boolean, read: (pid: number) => ReturnType<typeof readProcess> = readProcess): boolean {
+export function inMainTree(pid: number, mainPid: number, procTrusted: boolean,
+  read: (pid: number) => ReturnType<typeof readProcess> = readProcess): boolean {
   if (pid === mainPid) return true;
   if (!procTrusted || pid <= 1) return false;
   let at = read(pid);
@@ -35,14 +36,16 @@ export function inMainTree(pid: number, mainPid: number, procTrusted: boolean, r
 export class Notifications {
   private readonly warned = new Set<Rejection | 'ready'>();
 
-  constructor(private readonly native: Native, private readonly log: Logger, private readonly procTrusted: boolean, private readonly procRoot: string) {}
+  constructor(private readonly native: Native, private readonly log: Logger, private readonly procTrusted: boolean,
+    private readonly procRoot: string) {}
 
   /** NOTIFY_SOCKET in the environment the child inherits; before the spawn, so a failure is a StartError. */
   open(): void {
     const address = notifySocketAddress();
     const errno = this.native.openNotifySocket(address);
     if (errno !== 0) throw new StartError(`cannot open the sd_notify socket ${address} (${errnoName(errno)})`);
-    if (process.env.NOTIFY_SOCKET) this.log.debug(`NOTIFY_SOCKET ${quote(process.env.NOTIFY_SOCKET)} is replaced by sexton's own for the child`);
+    if (process.env.NOTIFY_SOCKET) this.log.debug(
+      `NOTIFY_SOCKET ${quote(process.env.NOTIFY_SOCKET)} is replaced by sexton's own for the child`);
     process.env.NOTIFY_SOCKET = address;
   }
 
@@ -55,15 +58,18 @@ export class Notifications {
   }
 
   private judge(d: Datagram, mainPid: number): Input[] {
-    const out: Input[] = d.descriptors > 0 ? [{ kind: 'app-rejected', why: 'descriptors' }] : [];  // closed; the text still counts
+    const out: Input[] = d.descriptors > 0 ? [
+      { kind: 'app-rejected', why: 'descriptors' }] : [];  // closed; the text still counts
     const read = (pid: number) => readProcess(pid, this.procRoot);
-    const parsed = d.truncated ? 'oversized' : d.pid === 0 || !inMainTree(d.pid, mainPid, this.procTrusted, read) ? 'foreign'
+    const parsed = d.truncated ? 'oversized' : d.pid === 0 || !inMainTree(d.pid, mainPid, this.procTrusted,
+      read) ? 'foreign'
       : parseNotification(d.text);
     if (typeof parsed === 'object') {
       if (parsed.status !== undefined) this.log.debug(`sd_notify: STATUS=${quote(parsed.status)}`);
       return [...out, { kind: 'app-notified', notification: parsed }];
     }
-    const line = `sd_notify: ignored a ${parsed} datagram from ${d.pid === 0 ? 'outside the PID namespace' : `pid ${d.pid}`} (${d.length} bytes)`;
+    const line = `sd_notify: ignored a ${parsed} datagram ` +
+      `from ${d.pid === 0 ? 'outside the PID namespace' : `pid ${d.pid}`} (${d.length} bytes)`;
     if (this.warned.has(parsed)) this.log.debug(line);
     else this.log.warn(`${line}; more are counted, not logged`);
     this.warned.add(parsed);

@@ -4,7 +4,8 @@ import type { Logger } from '../platform/log';
 import type { Host } from '../platform/host';
 import type { Timers } from './loop';
 import { internalErrorText } from './internal-error';
-import { agesSeconds, commandOf, describeState, descendantsOf, listProcesses, ProcessInfo, readProcess, ScanBudget, scanProcesses, ZombieGroup, zombiesByParent } from '../platform/procfs';
+import { agesSeconds, commandOf, describeState, descendantsOf, listProcesses, ProcessInfo, readProcess, ScanBudget,
+  scanProcesses, ZombieGroup, zombiesByParent } from '../platform/procfs';
 import { describeStuck, StuckDetail } from '../platform/unkillable';
 import { ZOMBIE_BLAME_MS, ZombieAges } from './zombie-ages';
 
@@ -19,7 +20,8 @@ export interface Unkillable {
 
 /** One line's worth: `state D uninterruptible, wchan X, syscall Y, SIGKILL pending, on nfs4 …`. */
 export function describeUnkillable(d: StuckDetail): string {
-  const parts = [`state ${describeState(d.state)}`, `wchan ${d.wchan ?? '?'}`, `syscall ${d.syscall ?? '?'}`, d.killPending ? 'SIGKILL pending' : 'no SIGKILL pending'];
+  const parts = [`state ${describeState(d.state)}`, `wchan ${d.wchan ?? '?'}`, `syscall ${d.syscall ?? '?'}`,
+    d.killPending ? 'SIGKILL pending' : 'no SIGKILL pending'];
   if (d.mount) parts.push(`${d.mount.via} on ${d.mount.fstype} ${d.mount.source} at ${d.mount.mountPoint}`);
   return parts.join(', ');
 }
@@ -132,12 +134,16 @@ export class ProcessTree {
    * init can reap them), leaving out those in `already`. `young`: zombies of live parents
    * known for less, to look at again once they are old enough.
    */
-  reportZombieParents(processes: ProcessInfo[], log: Logger, already: ZombieGroup[] = []): { groups: ZombieGroup[]; young: number } {
+  reportZombieParents(processes: ProcessInfo[], log: Logger, already: ZombieGroup[] = []): {
+    groups: ZombieGroup[]; young: number } {
     const groups = this.zombieParents(processes).filter((g) => !already.some((a) => a.pid === g.pid));
     for (const g of groups) {
-      log.warn(`pid ${g.pid} (${g.command}) holds ${g.zombies} zombie(s) it never waited for (held ${ZOMBIE_BLAME_MS} ms or more); no init can reap them while it lives`, { parent: g.pid, command: g.command, zombies: g.zombies });
+      log.warn(`pid ${g.pid} (${g.command}) holds ${g.zombies} zombie(s) it never waited for ` +
+        `(held ${ZOMBIE_BLAME_MS} ms or more); no init can reap them while it lives`, { parent: g.pid,
+          command: g.command, zombies: g.zombies });
     }
-    const young = this.zombieAges.withoutYoung(processes.filter((p) => p.ppid !== this.ownPid), this.host.clock.now()).young;
+    const young = this.zombieAges.withoutYoung(processes.filter((p) => p.ppid !== this.ownPid),
+      this.host.clock.now()).young;
     return { groups, young };
   }
 
@@ -156,11 +162,13 @@ export class ProcessTree {
     let live = 0;
     for (const p of this.processes()) {
       if (p.state === 'Z') {
-        log.warn(`grace period over: pid ${p.pid} (${p.name}) is a zombie held by live parent ${p.ppid}; reaped once its parent dies`, { pid: p.pid, command: p.name, state: p.state, parent: p.ppid });
+        log.warn(`grace period over: pid ${p.pid} (${p.name}) is a zombie held by live parent ${p.ppid}; reaped once ` +
+          `its parent dies`, { pid: p.pid, command: p.name, state: p.state, parent: p.ppid });
         continue;
       }
       const command = commandOf(p, this.proc);
-      log.warn(`grace period over: killing pid ${p.pid} (${command}), state ${describeState(p.state)}`, { pid: p.pid, command, state: p.state });
+      log.warn(`grace period over: killing pid ${p.pid} (${command}), state ${describeState(p.state)}`,
+        { pid: p.pid, command, state: p.state });
       live++;
     }
     return live;
@@ -174,7 +182,9 @@ export class ProcessTree {
     const alive = this.processes().filter((p) => p.state !== 'Z' && p.state !== 'X');
     const named = alive.slice(0, MAX_UNKILLABLE_NAMED).map((p) => describeStuck(p, this.proc));
     for (const d of named) {
-      log.error(`could not kill pid ${d.pid} (${d.command}): ${describeUnkillable(d)}`, { pid: d.pid, command: d.command, state: d.state, wchan: d.wchan, syscall: d.syscall, killPending: d.killPending, mount: d.mount });
+      log.error(`could not kill pid ${d.pid} (${d.command}): ${describeUnkillable(d)}`,
+        { pid: d.pid, command: d.command, state: d.state, wchan: d.wchan, syscall: d.syscall,
+          killPending: d.killPending, mount: d.mount });
     }
     const more = alive.length - named.length;
     if (more > 0) log.error(`could not kill ${more} more process(es), not named`);

@@ -40,8 +40,10 @@ export class SnapshotSource {
     memory.releaseSoon();  // answering faulted code in
     const zombies = tree.reportedZombies(REPORT_SCAN_BUDGET);
     // Outsiders need every process: read within the same budget as the zombies.
-    const scanned = procTrusted ? scanProcesses(() => true, REPORT_SCAN_BUDGET, procRoot).kept.filter((p) => p.pid !== tree.ownPid) : [];
-    const outsiders = mainPid > 0 ? tree.outsiders(isInit ? scanned : descendantsOf(host.pid, scanned), mainPid) : { count: 0, shown: [] };
+    const scanned = procTrusted ? scanProcesses(() => true, REPORT_SCAN_BUDGET, procRoot).kept.filter(
+      (p) => p.pid !== tree.ownPid) : [];
+    const outsiders = mainPid > 0 ? tree.outsiders(isInit ? scanned : descendantsOf(host.pid, scanned), mainPid) : {
+      count: 0, shown: [] };
     return buildSnapshot({
       pid: host.pid,
       now: host.clock.now(),

@@ -23,9 +23,13 @@ export function stopPathWarnings(f: StopPathFacts): string[] {
   const out: string[] = [];
   const name = f.pid1Name?.trim();
   if (f.procTrusted && f.ppid === 1 && name && !FORWARDING_INITS.has(name)) {
-    out.push(`not PID 1: PID 1 here is '${name}', and a container runtime sends its stop signal to PID 1; unless '${name}' forwards it, sexton never hears the stop and the app is SIGKILLed at the runtime's timeout (make sexton the entrypoint, or exec it)`);
+    out.push(`not PID 1: PID 1 here is '${name}', and a container runtime sends its stop signal to PID 1; unless ` +
+      `'${name}' forwards it, sexton never hears the stop and the app is SIGKILLed at the runtime's timeout (make ` +
+        `sexton the entrypoint, or exec it)`);
   }
-  if (!f.subreaper) out.push(`not PID 1 and not a subreaper: zombie reaping won't work for orphans of the child (pid ${f.ppid}'s init reaps them, not sexton)`);
+  if (!f.subreaper) out.push(
+    `not PID 1 and not a subreaper: zombie reaping won't work for orphans of the child (pid ${f.ppid}'s init reaps ` +
+      `them, not sexton)`);
   return out;
 }
 

@@ -62,7 +62,8 @@ export class Supervisor {
     private readonly hooks: SupervisorHooks = {},
   ) {
     const { native, isInit, procTrusted, procRoot } = host;
-    const report = (error: unknown) => log.error(`internal error (sexton keeps running): ${internalErrorText(error, log.verbosity)}`);
+    const report = (error: unknown) => log.error(
+      `internal error (sexton keeps running): ${internalErrorText(error, log.verbosity)}`);
     this.loop = new Loop<Event>(host.clock, (input) => this.handle(input), report);
     this.tree = new ProcessTree(host, this.loop);
     const { drainDelay, drainQuiet, grace, stopSignal } = options;
@@ -85,7 +86,8 @@ export class Supervisor {
    */
   health(): HealthState {
     const stop = this.options.stopSignal;
-    return healthOf(this.lifecycle.state, this.options.readyWhen, stop > 0 ? this.host.native.signalsReceived(stop) : 0);
+    return healthOf(this.lifecycle.state, this.options.readyWhen, stop > 0 ? this.host.native.signalsReceived(stop)
+      : 0);
   }
 
   start(): void {
@@ -97,7 +99,9 @@ export class Supervisor {
     this.startThread('reaper', native.startReaper((event) => this.loop.post({ kind: 'reap', event })));
     if (!procTrusted) {
       native.setProcTrusted(false);
-      this.log.warn("/proc does not show sexton's own PID namespace (mount one, e.g. unshare --mount-proc): sexton reaps and forwards signals, but scans and names no process");
+      this.log.warn(
+        "/proc does not show sexton's own PID namespace (mount one, e.g. unshare --mount-proc): sexton reaps and " +
+          "forwards signals, but scans and names no process");
     }
     applySignalPolicy(native, options);
     setStopDeadline(native, options, this.log, isInit, procTrusted);
@@ -113,9 +117,11 @@ export class Supervisor {
     const childOomScoreAdj = this.memory.childOomScoreAdj();  // from what sexton holds before it lets go
     this.memory.releaseBeforeSpawn();
     const result = native.spawn(argv, candidates, childOomScoreAdj, options.childSession);
-    if (result.forkErrno !== 0) this.fail(`cannot start ${quote(command)}: fork failed (${errnoName(result.forkErrno)})`, EXIT.cannotRun);
+    if (result.forkErrno !== 0) this.fail(
+      `cannot start ${quote(command)}: fork failed (${errnoName(result.forkErrno)})`, EXIT.cannotRun);
     if (result.execErrno !== 0) {
-      const failure = this.hooks.execFailure?.(command, result.execErrno) ?? execFailure(command, result.execErrno, candidates);
+      const failure = this.hooks.execFailure?.(command, result.execErrno) ?? execFailure(command, result.execErrno,
+        candidates);
       this.fail(failure.message, failure.exitCode);
     }
     // The child runs. From here on the init may no longer bail: no error ends sexton, every one is
@@ -185,7 +191,8 @@ export class Supervisor {
         const was = this.health().ready;
         this.step(input);
         const now = this.health();
-        if (now.ready !== was) this.log.info(now.ready ? 'the app is ready (READY=1)' : `the app is not ready: ${now.reason}`);
+        if (now.ready !== was) this.log.info(now.ready ? 'the app is ready (READY=1)'
+          : `the app is not ready: ${now.reason}`);
       }
       return;
     }
@@ -230,7 +237,8 @@ export class Supervisor {
       case 'terminate-daemons': {
         const daemons = this.tree.reparented(this.processes(), this.lifecycle.state.mainPid);
         if (daemons.length === 0) return;
-        this.log.info(`sending TERM to ${daemons.length} re-parented process(es): ${daemons.map((p) => p.pid).join(' ')}`);
+        this.log.info(
+          `sending TERM to ${daemons.length} re-parented process(es): ${daemons.map((p) => p.pid).join(' ')}`);
         return this.tree.terminate(daemons);
       }
       case 'terminate-leftovers':
@@ -246,7 +254,8 @@ export class Supervisor {
         return;
       case 'retry-failed-steps':
         this.scan = undefined;  // read /proc afresh: descriptors may be back
-        return this.steps.retry((kinds) => this.log.warn(`received ${signalName(this.options.stopSignal)} again: retrying ${kinds}`));
+        return this.steps.retry((kinds) => this.log.warn(
+          `received ${signalName(this.options.stopSignal)} again: retrying ${kinds}`));
       case 'report-unkillable':
         this.tree.reportUnkillable(this.log);
         return this.exporters.changed();  // a scrape in the second before the exit must name them
@@ -265,7 +274,8 @@ export class Supervisor {
 
   /** The kill round repeats until the tree is empty; the others fire once. Only grace and drain keep sexton alive. */
   private startTimer(timer: Timer, seconds: number): void {
-    this.loop.start(timer, seconds * 1000, { repeat: timer === 'kill-repeat', keepAlive: timer === 'grace' || timer === 'drain' });
+    this.loop.start(timer, seconds * 1000, { repeat: timer === 'kill-repeat', keepAlive: timer === 'grace'
+      || timer === 'drain' });
   }
 
   private onReap(event: ReapEvent): void {
@@ -274,14 +284,17 @@ export class Supervisor {
     this.catchUpOnStopSignals();  // a stop signal that killed it comes first, even if heard later
     const how = event.signal ? `was killed by ${signalName(event.signal)}` : `exited with code ${event.exitCode}`;
     const oom = event.signal === SIGKILL && (this.memory.oomKills() ?? 0) > 0;
-    if (oom) this.log.warn(`main child (pid ${event.pid}) was killed by SIGKILL after an OOM kill in sexton's memory cgroup: most likely the OOM killer`);
+    if (oom) this.log.warn(
+      `main child (pid ${event.pid}) was killed by SIGKILL after an OOM kill in sexton's memory cgroup: most likely ` +
+        `the OOM killer`);
     else this.log.info(`main child (pid ${event.pid}) ${how}`);
     // tini and dumb-init leave as soon as the main child has: to the lifecycle, nothing is left.
     const lastChild = this.hooks.mainExited?.(event.pid) || event.lastChild;
     // Scanned only when something may be left and the lifecycle may act on it.
     const scan = !lastChild && this.lifecycle.phase !== 'killing' ? this.tree.processesOrUnseen(this.log) : [];
     const leftovers = this.host.procTrusted && scan ? scan.filter((p) => p.state !== 'Z').length : 'unseen';
-    this.step({ kind: 'main-exited', lastChild, leftovers, exit: { exitCode: event.exitCode, signal: event.signal } }, scan);
+    this.step({ kind: 'main-exited', lastChild, leftovers, exit: { exitCode: event.exitCode, signal: event.signal } },
+      scan);
   }
 
   private finish(): never {
@@ -294,7 +307,8 @@ export class Supervisor {
       if (strictFailure) this.log.error(`strict: ${leaked.join('; ')}`);
       // The final stats file first: whoever reads the exit line may read the file at once.
       this.exporters.close();
-      const noteworthy = this.lifecycle.shuttingDown || survivorsKilled > 0 || (stats.orphansReaped > 0 && !this.hooks.mainExited);
+      const noteworthy = this.lifecycle.shuttingDown || survivorsKilled > 0 || (stats.orphansReaped > 0
+        && !this.hooks.mainExited);
       const killed = survivorsKilled ? `; killed ${survivorsKilled} survivor(s)` : '';
       const line = `exiting with ${code}: ${summarize(stats)}${killed}`;
       (noteworthy ? this.log.warn : this.log.info).call(this.log, line, { exitCode: code, ...stats });
