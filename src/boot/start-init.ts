@@ -8,6 +8,7 @@ import { disableChildProcess, keepInitAlive, shedNodeOptions } from './guards';
 import { Supervisor } from '../init/supervisor';
 import type { InitPlan, StartRequest } from '../init/supervisor-hooks';
 import { internalErrorText } from '../init/internal-error';
+import { readFileSync } from 'node:fs';
 import type { Host } from '../platform/host';
 import { systemClock } from '../platform/host';
 import { DEFAULT, writeOrDrop } from '../platform/log';
@@ -29,16 +30,26 @@ export interface Voice {
 
 /** The machine sexton runs on, asked once: nothing below boot asks again. */
 export function decideHost(native: Native, procRoot = '/proc', cgroupRoot = '/sys/fs/cgroup'): Host {
+  const isInit = process.pid === 1;
   return {
-    isInit: process.pid === 1,
+    isInit,
     pid: process.pid,
     ppid: process.ppid,
     procTrusted: procShowsOwnNamespace(procRoot, process.pid),
     procRoot,
     cgroupRoot,
+    pid1Name: isInit ? undefined : readOrUndefined(`${procRoot}/1/comm`),
     native,
     clock: systemClock,
   };
+}
+
+function readOrUndefined(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'latin1');
+  } catch {
+    return undefined;
+  }
 }
 
 function startInit(native: Native, plan: InitPlan): void {

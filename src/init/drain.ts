@@ -9,8 +9,8 @@ import type { Timers } from './loop';
 import { tcpSockets } from '../platform/tcp-sockets';
 import { hostNetworkSign, readTcpCounters } from '../platform/netns';
 import { errnoName } from '../platform/os-constants';
-import { arrivalsBetween, describeDrain, describeLateArrivals, DrainEndReason, DrainReport, listeningPorts,
-  QuietWindow, TrafficSample } from './quiet';
+import { describeDrain, describeLateArrivals } from '../report/stats';
+import { arrivalsBetween, DrainEndReason, DrainReport, listeningPorts, QuietWindow, TrafficSample } from './quiet';
 
 /** A namespace with more sockets than this is sampled in part: traffic on the rest is unseen. */
 const SOCKET_LIMIT = 65_536;

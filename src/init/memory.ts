@@ -4,49 +4,13 @@
 // privilege: it releases the file pages it is not using, and it starts its child (and so the
 // whole app) with an oom_score_adj just high enough that any app process outranks sexton.
 // docs/operations.md shows the arithmetic and how it combines with Kubernetes' QoS values.
-import { readFileSync } from 'node:fs';
 import type { Logger } from '../platform/log';
 import type { Host } from '../platform/host';
-import { cgroupCandidates } from '../platform/pids-cgroup';
+import { findMemoryCgroup, MemoryCgroup, oomKillCount, ownMemory } from '../platform/memory-cgroup';
 import type { Timers } from './loop';
 import { OOM_SCORE_ADJ_MAX, type OomPolicy } from '../config/options';
 
-export interface MemoryCgroup {
-  dir: string;
-  v2: boolean;
-  /** undefined when unlimited. */
-  limitBytes?: number;
-}
-
-function read(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'latin1');
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * sexton's memory cgroup, v1 or v2. Inside a container /proc/self/cgroup may name a path the
- * container's /sys/fs/cgroup does not have (no cgroup namespace): then the mount's root is it.
- */
-export function findMemoryCgroup(root = '/sys/fs/cgroup', procRoot = '/proc'): MemoryCgroup | undefined {
-  for (const { dir, v2: isV2 } of cgroupCandidates('memory', root, procRoot)) {
-    const limit = read(`${dir}/${isV2 ? 'memory.max' : 'memory.limit_in_bytes'}`);
-    if (limit === undefined) continue;
-    const bytes = Number(limit.trim());
-    // v1 writes "no limit" as a huge page-aligned number, v2 as "max".
-    return { dir, v2: isV2, limitBytes: Number.isFinite(bytes) && bytes < 2 ** 62 ? bytes : undefined };
-  }
-  return undefined;
-}
-
-/** The cgroup's count of OOM kills (memory.events or memory.oom_control), where readable. */
-export function oomKillCount(cgroup: MemoryCgroup): number | undefined {
-  const text = read(`${cgroup.dir}/${cgroup.v2 ? 'memory.events' : 'memory.oom_control'}`);
-  const m = text && /^oom_kill (\d+)$/m.exec(text);
-  return m ? Number(m[1]) : undefined;
-}
+export { findMemoryCgroup, oomKillCount } from '../platform/memory-cgroup';
 
 /**
  * The child's oom_score_adj under a policy. 'auto': sexton's own value plus the smallest step
@@ -60,16 +24,6 @@ export function childOomScoreAdj(policy: OomPolicy, own: number, residentBytes: 
   if (policy !== 'auto') return policy;
   const step = Math.ceil((residentBytes * 1000) / limitBytes) + 1;
   return Math.min(OOM_SCORE_ADJ_MAX, own + step);
-}
-
-function ownResidentBytes(procRoot: string): number {
-  const m = /^VmRSS:\s+(\d+) kB$/m.exec(read(`${procRoot}/self/status`) ?? '');
-  return m ? Number(m[1]) * 1024 : 0;
-}
-
-function totalMemoryBytes(procRoot: string): number {
-  const m = /^MemTotal:\s+(\d+) kB$/m.exec(read(`${procRoot}/meminfo`) ?? '');
-  return m ? Number(m[1]) * 1024 : Number.MAX_SAFE_INTEGER;
 }
 
 /** How long after an OOM event the kill count is read again (the event may come first). */
@@ -124,10 +78,8 @@ export class MemoryGuard {
 
   /** The oom_score_adj to start the child with (undefined: inherit). Call just before spawn. */
   childOomScoreAdj(): number | undefined {
-    const { procRoot } = this.host;
-    const own = Number(read(`${procRoot}/self/oom_score_adj`) ?? 0) || 0;
-    const limit = Math.min(this.cgroup?.limitBytes ?? Infinity, totalMemoryBytes(procRoot));
-    const resident = ownResidentBytes(procRoot);
+    const { oomScoreAdj: own, residentBytes: resident, totalBytes } = ownMemory(this.host.procRoot);
+    const limit = Math.min(this.cgroup?.limitBytes ?? Infinity, totalBytes);
     const adj = childOomScoreAdj(this.policy, own, resident, limit);
     if (adj !== undefined) {
       this.log.info(

@@ -1,11 +1,13 @@
 // When is a draining pod quiet? Pure policy over samples of its network namespace: what reached
 // the app between two samples, when traffic last came, and what came after the stop signal was
-// forwarded. The samples are taken in drain.ts; no clock, no kernel here.
+// forwarded. The samples are taken in drain.ts; no clock, no kernel here. The operator's lines
+// about a drain are report/stats.ts's.
 import type { TcpCounters } from '../platform/netns';
 import { TCP_LISTEN, TcpSocket } from '../platform/tcp-sockets';
 import type { DrainArrivals as Arrivals, DrainEndReason, DrainSnapshot as DrainReport } from '../report/stats';
 
 export type { Arrivals, DrainEndReason, DrainReport };
+export { describeDrain, describeLateArrivals } from '../report/stats';
 
 export interface TrafficSample {
   /** Milliseconds, on any one clock. */
@@ -101,28 +103,4 @@ export class QuietWindow {
       afterForward: { ...this.late },
     };
   }
-}
-
-/** The operator's line at the forward. */
-export function describeDrain(r: DrainReport): string {
-  const waited = `waited ${r.waitedSeconds?.toFixed(2) ?? '?'}s`;
-  const last = r.lastTrafficSeconds === null ? 'no traffic after the stop signal' : `last ` +
-    `traffic ${r.lastTrafficSeconds.toFixed(2)}s after the stop signal`;
-  const why = {
-    quiet: `quiet for ${r.quietSeconds}s`,
-    cap: r.watch === 'blind' ? `the ${r.capSeconds}s cap (host network: quiet cannot be told)` : `cut short by ` +
-      `the ${r.capSeconds}s cap: traffic had not stopped`,
-    'second-signal': 'cut short by a second stop signal',
-    'main-exited': 'the main child exited',
-  }[r.endedBy ?? 'cap'];
-  const unread = r.unreadSamples > 0 ? `; ${r.unreadSamples} sample(s) unreadable` : '';
-  return `drain: forwarding the stop signal, ${waited} (${why}); ${last}${unread}`;
-}
-
-/** The line at exit when something reached the app after the forward; undefined when nothing did. */
-export function describeLateArrivals(r: DrainReport): string | undefined {
-  const { connections, requests } = r.afterForward;
-  if (connections === 0 && requests === 0) return undefined;
-  return `drain: ${connections} connection(s) and ${requests} request(s) reached the app after the stop signal was ` +
-    `forwarded: the balancer was still sending (raise --drain-delay or --drain-quiet)`;
 }

@@ -3,7 +3,6 @@
 // the two ways it goes wrong are told apart: sexton started by a PID 1 that is no init (a shell
 // entrypoint that runs `sexton -- app` without exec) hears nothing unless that PID 1 forwards;
 // and sexton neither PID 1 nor a subreaper cannot reap its child's orphans.
-import { readFileSync } from 'node:fs';
 
 /** Inits that forward signals to their child: under them sexton hears the stop. */
 const FORWARDING_INITS = new Set(['tini', 'tini-static', 'dumb-init', 'catatonit', 'docker-init', 'sexton', 'node']);
@@ -31,12 +30,4 @@ export function stopPathWarnings(f: StopPathFacts): string[] {
     `not PID 1 and not a subreaper: zombie reaping won't work for orphans of the child (pid ${f.ppid}'s init reaps ` +
       `them, not sexton)`);
   return out;
-}
-
-export function readPid1Name(procRoot: string): string | undefined {
-  try {
-    return readFileSync(`${procRoot}/1/comm`, 'latin1');
-  } catch {
-    return undefined;
-  }
 }

@@ -12,7 +12,7 @@ import { Notice, ReapEvent, StartError } from '../platform/native';
 import { EXIT } from '../config/exit-codes';
 import type { Options } from '../config/options';
 import { ProcessTree } from './process-tree';
-import { readPid1Name, stopPathWarnings } from './stop-path';
+import { stopPathWarnings } from './stop-path';
 import type { ProcessInfo } from '../platform/procfs';
 import { quote } from '../config/quote';
 import { applySignalPolicy, listenOnlyForPolicy, logSignalHandled } from './signal-policy';
@@ -106,8 +106,8 @@ export class Supervisor {
     applySignalPolicy(native, options);
     setStopDeadline(native, options, this.log, isInit, procTrusted);
     const subreaper = isInit || (options.subreaper && native.becomeSubreaper()) || native.isSubreaper();
-    const pid1Name = isInit ? undefined : readPid1Name(host.procRoot);
-    stopPathWarnings({ isInit, subreaper, procTrusted, ppid: host.ppid, pid1Name }).forEach((w) => this.log.warn(w));
+    stopPathWarnings({ isInit, subreaper, procTrusted, ppid: host.ppid, pid1Name: host.pid1Name }).forEach(
+      (w) => this.log.warn(w));
     this.memory.watch();
     if (options.readyWhen === 'notify') this.notifications.open();
 

@@ -27,6 +27,8 @@ export interface Host {
   procTrusted: boolean;
   procRoot: string;
   cgroupRoot: string;
+  /** PID 1's command name (/proc/1/comm) when sexton is not PID 1, where readable. */
+  pid1Name?: string;
   native: Native;
   clock: Clock;
 }

@@ -210,3 +210,29 @@ export interface MainExit {
   /** Non-zero when the child was killed by this signal. */
   signal: number;
 }
+
+/** The operator's line when a drain that watched traffic forwards the stop signal. */
+export function describeDrain(r: DrainSnapshot): string {
+  const waited = `waited ${r.waitedSeconds?.toFixed(2) ?? '?'}s`;
+  const last = r.lastTrafficSeconds === null
+    ? 'no traffic after the stop signal'
+    : `last traffic ${r.lastTrafficSeconds.toFixed(2)}s after the stop signal`;
+  const why = {
+    quiet: `quiet for ${r.quietSeconds}s`,
+    cap: r.watch === 'blind'
+      ? `the ${r.capSeconds}s cap (host network: quiet cannot be told)`
+      : `cut short by the ${r.capSeconds}s cap: traffic had not stopped`,
+    'second-signal': 'cut short by a second stop signal',
+    'main-exited': 'the main child exited',
+  }[r.endedBy ?? 'cap'];
+  const unread = r.unreadSamples > 0 ? `; ${r.unreadSamples} sample(s) unreadable` : '';
+  return `drain: forwarding the stop signal, ${waited} (${why}); ${last}${unread}`;
+}
+
+/** The line at exit when something reached the app after the forward; undefined when nothing did. */
+export function describeLateArrivals(r: DrainSnapshot): string | undefined {
+  const { connections, requests } = r.afterForward;
+  if (connections === 0 && requests === 0) return undefined;
+  return `drain: ${connections} connection(s) and ${requests} request(s) reached the app after the stop signal `
+    + 'was forwarded: the balancer was still sending (raise --drain-delay or --drain-quiet)';
+}
