@@ -89,7 +89,8 @@ type Flag = string;
 export interface Given { flag: Flag; value?: string }
 
 /** Splits argv into flags and the command; parsing stops at `--` or the first non-option word. */
-export function scan(argv: string[], table: readonly OptionSpec[] = OPTION_TABLE): { given: Given[]; command: string[] } {
+export function scan(argv: string[], table: readonly OptionSpec[] = OPTION_TABLE): {
+  given: Given[]; command: string[] } {
   const given: Given[] = [];
   let i = 0;
   const valueFor = (inline: string | undefined, shown: string): string => {
@@ -109,7 +110,8 @@ export function scan(argv: string[], table: readonly OptionSpec[] = OPTION_TABLE
       if (!spec) throw new OptionSyntaxError(`unknown option ${quote(shown)}`, shown, 'unknown');
       const inline = eq < 0 ? undefined : arg.slice(eq + 1);
       if (spec.value) given.push({ flag: name, value: valueFor(inline, `--${name}`) });
-      else if (inline !== undefined) throw new OptionSyntaxError(`option --${name} takes no value`, `--${name}`, 'takes-no-value');
+      else if (inline !== undefined) throw new OptionSyntaxError(`option --${name} takes no value`, `--${name}`,
+        'takes-no-value');
       else given.push({ flag: name });
       continue;
     }
@@ -139,20 +141,23 @@ function parseRewrite(text: string): [number, number] {
   const shown = `rewrite ${quote(text)}`;
   if (!m) throw new UsageError(`${shown}: expected FROM:TO, e.g. TERM:INT or USR1:none`);
   const from = signalOption(m[1], shown);
-  if (UNHANDLED.has(from)) throw new UsageError(`${shown}: sexton never handles ${quote(m[1])}, so it cannot be rewritten`);
+  if (UNHANDLED.has(from)) throw new UsageError(
+    `${shown}: sexton never handles ${quote(m[1])}, so it cannot be rewritten`);
   const to = /^(0|none)$/i.test(m[2].trim()) ? 0 : signalOption(m[2], shown);
   return [from, to];
 }
 
 function parseExitCode(text: string): number {
   const t = text.trim();
-  if (!/^\d+$/.test(t) || Number(t) > 255) throw new UsageError(`remap-exit ${quote(text)}: expected an exit code from 0 to 255`);
+  if (!/^\d+$/.test(t) || Number(t) > 255) throw new UsageError(`remap-exit ${quote(text)}: expected an exit code ` +
+    `from 0 to 255`);
   return Number(t);
 }
 
 function parseSeconds(what: string, text: string): number {
   const t = text.trim();
-  if (!/^\d+(\.\d+)?$/.test(t) || Number(t) > 86400) throw new UsageError(`${what} ${quote(text)}: expected seconds from 0 to 86400, e.g. 10 or 0.5`);
+  if (!/^\d+(\.\d+)?$/.test(t) || Number(t) > 86400) throw new UsageError(`${what} ${quote(text)}: expected seconds ` +
+    `from 0 to 86400, e.g. 10 or 0.5`);
   return Number(t);
 }
 
@@ -166,7 +171,9 @@ function parseDrainQuiet(text: string, drainDelay: number): number {
     throw new UsageError(`drain-quiet ${quote(text)}: expected seconds from ${DRAIN_QUIET_MIN} to 86400, e.g. 2`);
   }
   if (seconds > drainDelay) {
-    throw new UsageError(`drain-quiet ${seconds} is longer than drain-delay ${drainDelay}, its cap: give --drain-delay at least ${seconds}`);
+    throw new UsageError(
+      `drain-quiet ${seconds} is longer than drain-delay ${drainDelay}, its cap: give --drain-delay at ` +
+        `least ${seconds}`);
   }
   return seconds;
 }
@@ -208,7 +215,8 @@ function list(text: string | undefined): string[] {
 function refuseEmptyVariables(env: NodeJS.ProcessEnv): void {
   for (const { env: name } of OPTION_TABLE) {
     const value = name === undefined ? undefined : env[name];
-    if (value !== undefined && value.trim() === '') throw new UsageError(`${name} is set but empty: unset it or give it a value`);
+    if (value !== undefined && value.trim() === '') throw new UsageError(
+      `${name} is set but empty: unset it or give it a value`);
   }
 }
 
@@ -233,7 +241,8 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, isInit = false
   let verbosity = 1;
   const [verboseName, verboseValue] = variable('verbose');
   if (verboseValue !== undefined) {
-    if (!/^\d+$/.test(verboseValue.trim())) throw new UsageError(`${verboseName}=${quote(verboseValue)}: expected a number`);
+    if (!/^\d+$/.test(verboseValue.trim())) throw new UsageError(`${verboseName}=${quote(verboseValue)}: expected a ` +
+      `number`);
     verbosity = Math.min(3, 1 + Number(verboseValue));
   }
   if (yes('quiet')) verbosity = 0;
@@ -262,7 +271,8 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, isInit = false
   const valueOrDefault = (flag: Flag): string => last(flag) as string;
   const pdeathText = last('pdeath');
   const pdeathSignal = pdeathText === undefined ? undefined : signalOption(pdeathText, 'pdeath');
-  if (pdeathSignal === parseSignal('STOP')) throw new UsageError(`pdeath ${quote(pdeathText as string)}: sexton would stop, not end`);
+  if (pdeathSignal === parseSignal('STOP')) throw new UsageError(
+    `pdeath ${quote(pdeathText as string)}: sexton would stop, not end`);
 
   const remapTexts = has('remap-exit') ? values('remap-exit') : list(variable('remap-exit')[1]);
   const remapExit = new Set(remapTexts.map(parseExitCode));
@@ -276,22 +286,25 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, isInit = false
   const grace = parseSeconds('grace', valueOrDefault('grace'));
 
   const socketText = last('status-socket');
-  const statusSocket = socketText === undefined ? (isInit ? defaultSocketPaths() : []) : socketText === 'none' ? [] : [socketText];
+  const statusSocket = socketText === undefined ? (isInit ? defaultSocketPaths() : []) : socketText === 'none' ? [] : [
+    socketText];
   const metricsText = last('metrics');
   const metrics = metricsText === undefined ? undefined : parseListenAddress('metrics', metricsText);
   const healthText = last('health');
   const health = healthText === undefined ? undefined : parseListenAddress('health', healthText);
   const readyWhen = valueOrDefault('ready-when').trim();
-  if (readyWhen !== 'started' && readyWhen !== 'notify') throw new UsageError(`ready-when ${quote(readyWhen)}: expected started or notify`);
+  if (readyWhen !== 'started' && readyWhen !== 'notify') throw new UsageError(
+    `ready-when ${quote(readyWhen)}: expected started or notify`);
   const statsFile = last('stats-file');
   const logFormat = valueOrDefault('log-format') as LogFormat;
-  if (logFormat !== 'text' && logFormat !== 'json') throw new UsageError(`log-format ${quote(logFormat)}: expected text or json`);
+  if (logFormat !== 'text' && logFormat !== 'json') throw new UsageError(
+    `log-format ${quote(logFormat)}: expected text or json`);
   const childOomScoreAdj = parseOomPolicy(valueOrDefault('child-oom-score-adj'));
 
   if (command.length === 0) throw new UsageError('no command given: what should sexton run?');
   if (command[0] === '') throw new UsageError("the command is an empty word ('')");
   return { kind: 'run', options: {
-    command, verbosity, subreaper, pgroup, rewrites, pdeathSignal, remapExit, stopSignal, drainDelay, drainQuiet, grace, strict,
-    statusSocket, metrics, health, readyWhen, statsFile, logFormat, childOomScoreAdj,
+    command, verbosity, subreaper, pgroup, rewrites, pdeathSignal, remapExit, stopSignal, drainDelay, drainQuiet,
+    grace, strict, statusSocket, metrics, health, readyWhen, statsFile, logFormat, childOomScoreAdj,
   } };
 }

@@ -63,7 +63,9 @@ export function getoptLine(name: string, error: UsageError): string {
   const { shown, problem } = error;
   const long = shown.startsWith('--');
   const option = quote(long ? shown : shown.slice(1));  // getopt quotes it too, unescaped
-  if (problem === 'unknown') return long ? `${name}: unrecognized option ${option}` : `${name}: invalid option -- ${option}`;
-  if (problem === 'needs-value') return long ? `${name}: option ${option} requires an argument` : `${name}: option requires an argument -- ${option}`;
+  if (problem === 'unknown') return long ? `${name}: unrecognized option ${option}` : `${name}: invalid option ` +
+    `-- ${option}`;
+  if (problem === 'needs-value') return long ? `${name}: option ${option} requires an argument` : `${name}: option ` +
+    `requires an argument -- ${option}`;
   return `${name}: option ${option} doesn't allow an argument`;
 }

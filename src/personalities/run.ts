@@ -25,7 +25,8 @@ function tiniRequest(argv: string[], env: NodeJS.ProcessEnv): StartRequest {
     logger: (native) => {
       native.openLogSink(2);
       native.openLogSink(1);
-      return (log = new Logger(options.verbosity, options.logFormat, tiniSink((text, fd) => native.writeLog(text, fd)), tiniPrefix));
+      return (log = new Logger(options.verbosity, options.logFormat, tiniSink((text, fd) => native.writeLog(text, fd)),
+        tiniPrefix));
     },
     prepare: (native, log) => {
       const unread = unreadVariables('tini', env);
@@ -36,7 +37,8 @@ function tiniRequest(argv: string[], env: NodeJS.ProcessEnv): StartRequest {
       mainExited: () => (sigchld(), exitsWithMainChild(env)),
       orphanReaped: (pid, unreported) => {
         sigchld();
-        if (unreported > 0) log.warn(`${unreported} more zombie processes were reaped without a line each: the log fell behind the reaper`);
+        if (unreported > 0) log.warn(
+          `${unreported} more zombie processes were reaped without a line each: the log fell behind the reaper`);
         if (extra.warnOnReap) log.warn(`Reaped zombie process with pid=${pid}`);
         else log.debug(`reaped orphan pid ${pid}`);
       },
@@ -57,7 +59,8 @@ function dumbInitRequest(argv: string[], env: NodeJS.ProcessEnv): StartRequest {
     logger: (native) => {
       native.openLogSink(2);
       errorText = (errno) => native.errorText(errno);
-      return (log = new Logger(options.verbosity, options.logFormat, (text) => native.writeLog(text), () => '[dumb-init] '));
+      return (log = new Logger(options.verbosity, options.logFormat, (text) => native.writeLog(text),
+        () => '[dumb-init] '));
     },
     prepare: (native) => {
       const unread = unreadVariables('dumb-init', env);
@@ -67,7 +70,9 @@ function dumbInitRequest(argv: string[], env: NodeJS.ProcessEnv): StartRequest {
       // The child's session takes the terminal: sexton has to let go of it first.
       const { errno, signalsSelf } = native.detachControllingTerminal();
       if (errno !== 0) log.debug(`no controlling terminal to give up (${native.errorText(errno)})`);
-      else log.debug(`gave up the controlling terminal${signalsSelf ? ' (the SIGHUP and SIGCONT this sends sexton are not forwarded)' : ''}`);
+      else log.debug(
+        `gave up the controlling ` +
+          `terminal${signalsSelf ? ' (the SIGHUP and SIGCONT this sends sexton are not forwarded)' : ''}`);
     },
     hooks: {
       mainExited: (pid) => {
@@ -91,12 +96,14 @@ function dumbInitRequest(argv: string[], env: NodeJS.ProcessEnv): StartRequest {
 /** What a peer says about bad input: tini adds its usage, dumb-init a line or two. */
 function usageErrorText(name: PersonalityName, error: UsageError): string {
   if (name === 'tini') return `${getoptLine(name, error)}\n${TINI_USAGE}\n`;
-  if (/^no command given/.test(error.message)) return `${DUMB_INIT_USAGE.split('\n')[0]}\nSee dumb-init --help for the options.\n`;
+  if (/^no command given/.test(error.message)) return `${DUMB_INIT_USAGE.split('\n')[0]}\nSee dumb-init --help for ` +
+    `the options.\n`;
   return `${getoptLine(name, error)}\n`;
 }
 
 /** How the peer names itself and words bad input; undefined for a name that is no peer. */
-export function personalityVoice(name: string): { name: PersonalityName; usageError(error: UsageError): string; usageExit: number } | undefined {
+export function personalityVoice(name: string): {
+  name: PersonalityName; usageError(error: UsageError): string; usageExit: number } | undefined {
   if (!isPersonality(name)) return undefined;
   return { name, usageError: (error) => usageErrorText(name, error), usageExit: PEER_USAGE_EXIT };
 }

@@ -24,12 +24,14 @@ function read(path: string): string | undefined {
  * mount's root (a container without a cgroup namespace sees its own cgroup there). The one
  * discovery of sexton's cgroups, for the pids budget and the memory cgroup alike.
  */
-export function cgroupCandidates(controller: string, root = '/sys/fs/cgroup', procRoot = '/proc'): { dir: string; v2: boolean }[] {
+export function cgroupCandidates(controller: string, root = '/sys/fs/cgroup', procRoot = '/proc'): {
+  dir: string; v2: boolean }[] {
   const lines = (read(`${procRoot}/self/cgroup`) ?? '').split('\n');
   const v1 = lines.find((l) => l.split(':')[1]?.split(',').includes(controller));
   const v2 = lines.find((l) => l.startsWith('0::'));
   const out: { dir: string; v2: boolean }[] = [];
-  if (v1) out.push({ dir: `${root}/${controller}${v1.split(':')[2]}`, v2: false }, { dir: `${root}/${controller}`, v2: false });
+  if (v1) out.push({ dir: `${root}/${controller}${v1.split(':')[2]}`, v2: false },
+    { dir: `${root}/${controller}`, v2: false });
   if (v2) out.push({ dir: `${root}${v2.slice(3)}`, v2: true }, { dir: root, v2: true });
   return out;
 }

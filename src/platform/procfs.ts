@@ -151,7 +151,8 @@ export interface ScanBudget {
  * those kept, not for every process), stopping after budget.entries processes or budget.ms.
  * complete: whether every entry was read.
  */
-export function scanProcesses(keep: (p: ProcessInfo) => boolean, budget: ScanBudget, procRoot = '/proc'): { kept: ProcessInfo[]; complete: boolean } {
+export function scanProcesses(keep: (p: ProcessInfo) => boolean, budget: ScanBudget, procRoot = '/proc'): {
+  kept: ProcessInfo[]; complete: boolean } {
   const kept: ProcessInfo[] = [];
   const deadline = process.hrtime.bigint() + BigInt(Math.round(budget.ms * 1e6));
   const dir = opendirSync(procRoot);
@@ -159,7 +160,8 @@ export function scanProcesses(keep: (p: ProcessInfo) => boolean, budget: ScanBud
   try {
     for (let entry = dir.readSync(); entry; entry = dir.readSync()) {
       if (!/^\d+$/.test(entry.name)) continue;
-      if (read >= budget.entries || (read % 64 === 63 && process.hrtime.bigint() > deadline)) return { kept, complete: false };
+      if (read >= budget.entries || (read % 64 === 63 && process.hrtime.bigint() > deadline)) return { kept,
+        complete: false };
       read++;
       const info = readProcess(Number(entry.name), procRoot);
       if (info && keep(info)) kept.push(info);

@@ -39,7 +39,8 @@ export class Exporters {
     if (options.statsFile) this.statsFile = new StatsFile(options.statsFile, this.cache, log);
   }
 
-  /** changeKey: cheap to compute (no /proc scan); the stats file is rewritten when it or the shared snapshot's zombies change. */
+  /** changeKey: cheap to compute (no /proc scan); the stats file is rewritten when it or the shared snapshot's zombies
+   * change. */
   /** At the spawn: an abstract socket binds in ~0.5 ms, with no module to load. */
   async startStatusSocket(): Promise<void> {
     const { options, log, native } = this;
@@ -56,7 +57,8 @@ export class Exporters {
     this.statusSocket = await startStatusSocket(options.statusSocket, this.counted(answer), log, native);
   }
 
-  /** The stats file and HTTP listeners. changeKey: cheap to compute (no /proc scan); the stats file is rewritten when it or the shared snapshot's zombies change. */
+  /** The stats file and HTTP listeners. changeKey: cheap to compute (no /proc scan); the stats file is rewritten when
+   * it or the shared snapshot's zombies change. */
   async start(changeKey: () => string): Promise<void> {
     this.statsFile?.watch(changeKey);
     await Promise.all(this.httpListeners().map(([name, address, routes]) => new Promise<void>((settled) => {
