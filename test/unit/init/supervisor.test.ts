@@ -207,7 +207,7 @@ function boot(args: string[], hooks?: SupervisorHooks) {
 }
 
 describe('the supervisor on a fake host', () => {
-  test('a whole life: start, orphans, TERM with a drain, a child that ignores TERM, survivors, an unkillable one', () => {
+  test('a whole life: start, orphans, TERM with a drain, a child that ignores TERM, a second TERM, survivors, an unkillable one, the stop deadline', () => {
     const { world, clock, said, supervisor } = boot(['--grace', '1', '--drain-delay', '0.5']);
     // The native deadline is armed before the spawn: drain cap + grace + backstop + margin.
     expect(world.deadline?.slice(0, 3)).toEqual([TERM, 4500, EXIT.stopDeadline]);
@@ -233,6 +233,9 @@ describe('the supervisor on a fake host', () => {
     expect(world.processes.has(200)).toBe(false);
     expect(world.counters.orphansReaped).toBe(1);
     expect(world.processes.has(100)).toBe(true);  // it ignores TERM
+    // A second TERM within the grace period reaches the child too, as it would without a drain.
+    world.stopSignal();
+    expect(world.signalled.filter((s) => s.pid === 'main' && s.signal === TERM)).toHaveLength(2);
 
     // The grace period ends: survivors named and killed; the main child dies, the stuck one does not.
     clock.advance(1000);
