@@ -154,7 +154,10 @@ export class ProcessTree {
   blameZombieParents(processes: ProcessInfo[], log: Logger, again = true): void {
     const { groups, young } = this.reportZombieParents(processes, log, this.heldZombies);
     this.heldZombies = [...this.heldZombies, ...groups];
-    if (young > 0 && again) this.timers.start('zombie-relook', ZOMBIE_BLAME_MS);
+    if (young === 0 || !again) return;
+    // The later look covers an earlier one's young zombies too: it is they, older by then.
+    this.timers.cancel('zombie-relook');
+    this.timers.start('zombie-relook', ZOMBIE_BLAME_MS);
   }
 
   /** Logs what is left when the grace period ends; returns how many live processes are killed. */
