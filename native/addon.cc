@@ -416,9 +416,7 @@ Napi::Value SignalsReceived(const Napi::CallbackInfo& info) {
   Args args(info, "signalsReceived(signal: 1..64)");
   int signal = args.int32(0, 1, kMaxSignal - 1);
   if (!args.ok()) return args.failed();
-  sigset_t pending;
-  bool held = sigpending(&pending) == 0 && sigismember(&pending, signal) == 1;
-  return Napi::Number::New(info.Env(), static_cast<double>(counters().received[signal].load() + (held ? 1 : 0)));
+  return Napi::Number::New(info.Env(), static_cast<double>(signals_received(signal)));
 }
 
 }  // namespace

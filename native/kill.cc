@@ -4,12 +4,9 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-
-#include <string>
 
 #include "main_child.h"
 
@@ -22,21 +19,37 @@ int signal_every_process(int signal) {
 
 namespace {
 
-// Field 22 of /proc/PID/stat; the command name (field 2) may contain spaces and ')'.
-unsigned long long read_start_time(int pid) {
-  std::string path = "/proc/" + std::to_string(pid) + "/stat";
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+// Field `n` (1-based, 3 or more) of /proc/PID/stat as a number, or 0. The one reader of stat
+// here, and safe in a signal handler (the deadline's): the stack and system calls only. The
+// command name (field 2) may hold spaces and ')': fields are counted from the last ')'.
+unsigned long long stat_field(int pid, int n) {
+  char path[32] = "/proc/";
+  size_t at = 6;
+  char digits[12];
+  int length = 0;
+  for (int rest = pid; rest > 0 && length < 11; rest /= 10) {
+    digits[length++] = static_cast<char>('0' + rest % 10);
+  }
+  while (length > 0) path[at++] = digits[--length];
+  for (const char* c = "/stat"; *c; c++) path[at++] = *c;
+  path[at] = '\0';
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return 0;
   char buffer[1024];
-  ssize_t n = read(fd, buffer, sizeof buffer - 1);
+  ssize_t got = read(fd, buffer, sizeof buffer - 1);
   close(fd);
-  if (n <= 0) return 0;
-  buffer[n] = '\0';
-  char* field = strrchr(buffer, ')');
+  if (got <= 0) return 0;
+  buffer[got] = '\0';
+  const char* field = strrchr(buffer, ')');
+  for (int i = 2; i < n && field != nullptr; i++) field = strchr(field + 1, ' ');
   if (field == nullptr) return 0;
-  for (int i = 2; i < 22 && field != nullptr; i++) field = strchr(field + 1, ' ');
-  return field == nullptr ? 0 : strtoull(field + 1, nullptr, 10);
+  unsigned long long value = 0;
+  for (const char* c = field + 1; *c >= '0' && *c <= '9'; c++) value = value * 10 + static_cast<unsigned>(*c - '0');
+  return value;
 }
+
+constexpr int kStatParent = 4;
+constexpr int kStatStartTime = 22;
 
 }  // namespace
 
@@ -45,7 +58,7 @@ int signal_process(int pid, int signal, unsigned long long start_time) {
   if (pidfd < 0) return errno;
   // The pidfd pins whoever holds pid now: it is the scanned process only if it started then.
   int result = ESRCH;
-  if (read_start_time(pid) == start_time) {
+  if (stat_field(pid, kStatStartTime) == start_time) {
     result = syscall(SYS_pidfd_send_signal, pidfd, signal, nullptr, 0) == 0 ? 0 : errno;
   }
   close(pidfd);
@@ -64,27 +77,6 @@ int parse_pid(const char* text) {
     value = value * 10 + (*text - '0');
   }
   return value;
-}
-
-// Field 4 of /proc/PID/stat, or 0.
-int parent_of(const char* pid_text) {
-  char path[40] = "/proc/";
-  size_t at = 6;
-  for (const char* c = pid_text; *c && at < sizeof path - 6; c++) path[at++] = *c;
-  for (const char* c = "/stat"; *c; c++) path[at++] = *c;
-  path[at] = '\0';
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  char buffer[512];
-  ssize_t n = read(fd, buffer, sizeof buffer - 1);
-  close(fd);
-  if (n <= 0) return 0;
-  buffer[n] = '\0';
-  char* field = strrchr(buffer, ')');  // the command name may hold spaces and ')'
-  if (field == nullptr || field[1] == '\0' || field[2] == '\0' || field[3] != ' ') return 0;
-  int ppid = 0;
-  for (char* c = field + 4; *c >= '0' && *c <= '9'; c++) ppid = ppid * 10 + (*c - '0');
-  return ppid;
 }
 
 bool contains(const int* pids, int count, int pid) {
@@ -118,7 +110,7 @@ void signal_descendants_now(int signal) {
         const Dirent64* entry = reinterpret_cast<const Dirent64*>(entries + at);
         at += entry->length;
         int pid = parse_pid(entry->name);
-        if (pid <= 0 || contains(tree, count, pid) || !contains(tree, count, parent_of(entry->name))) continue;
+        if (pid <= 0 || contains(tree, count, pid) || !contains(tree, count, static_cast<int>(stat_field(pid, kStatParent)))) continue;
         kill(pid, signal);
         if (count < kMaxTree) tree[count++] = pid;
         found = true;
@@ -133,9 +125,9 @@ void signal_descendants_now(int signal) {
 
 void signal_main_child_tree_now(int signal, bool child_group, bool walk_proc) {
   MainChild& child = main_child();
-  int pidfd = child.pidfd.load();
+  int pidfd = child.pidfd();
   if (pidfd >= 0) syscall(SYS_pidfd_send_signal, pidfd, signal, nullptr, 0);
-  pid_t group = child.spawned_pid.load();
+  pid_t group = child.last_spawned();
   if (child_group && group > 0) kill(-group, signal);
   if (walk_proc) signal_descendants_now(signal);
 }

@@ -10,21 +10,22 @@ MainChild& main_child() {
   return *instance;
 }
 
-void register_main_child(pid_t pid) {
-  MainChild& child = main_child();
-  child.pid = pid;
-  child.pidfd.store(static_cast<int>(syscall(SYS_pidfd_open, pid, 0)));
-  child.target_pid.store(pid);
-  child.spawned_pid.store(pid);
-  child.spawn_count++;
-  child.spawned.notify_all();
+void MainChild::Lock::registered(pid_t pid) {
+  child_.pid_ = pid;
+  child_.pidfd_.store(static_cast<int>(syscall(SYS_pidfd_open, pid, 0)));
+  child_.target_pid_.store(pid);
+  child_.spawned_pid_.store(pid);
+  child_.spawn_count_++;
+  child_.spawned_.notify_all();
 }
 
-void forget_main_child() {
-  MainChild& child = main_child();
-  child.pid = 0;
-  // Forwarding ends with the main child: its pid and process group may be reused from now on.
-  child.target_pid.store(0);
+void MainChild::Lock::reaped() {
+  child_.pid_ = 0;
+  child_.target_pid_.store(0);
+}
+
+void MainChild::Lock::wait_for_spawn_after(uint64_t seen) {
+  child_.spawned_.wait(held_, [&] { return child_.spawn_count_ != seen; });
 }
 
 }  // namespace sexton

@@ -18,7 +18,7 @@ bool trim_malloc_heap();
 // Every thread that needs a malloc arena from now on shares the main one. glibc gives each
 // thread that meets contention an arena of its own (up to 8 per CPU), and each arena keeps what
 // its thread freed: V8's workers' arenas grew with each status query for an hour
-// (bench/RESULTS.md, issue 16). sexton's own threads allocate little. Threads that already
+// (bench/RESULTS.md). sexton's own threads allocate little. Threads that already
 // have an arena keep it; a no-op where the C library is not glibc (musl has no arenas).
 void share_one_malloc_arena();
 

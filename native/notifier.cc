@@ -10,7 +10,7 @@
 
 #include <atomic>
 
-#include "signals.h"
+#include "signal_mask.h"
 
 namespace sexton {
 namespace {
@@ -35,7 +35,7 @@ struct WatchedOnce {
 } once;
 
 void* notify_loop(void*) {
-  unblock_forwarded_signals();  // the thread the signal handler runs on (signals.h)
+  unblock_forwarded_signals();  // the thread the signal handler runs on (signal_mask.h)
   for (;;) {
     // poll skips a negative fd: a slot not in use, or the one-shot one until it is re-armed.
     pollfd fds[4] = {{notice_pipe[0], POLLIN, 0}, {lost_fd, POLLIN, 0}, {watched.fd.load(), watched.events.load(), 0},

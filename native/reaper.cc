@@ -13,7 +13,7 @@
 
 #include "main_child.h"
 #include "reaped_commands.h"
-#include "signals.h"
+#include "signal_mask.h"
 #include "state.h"
 
 namespace sexton {
@@ -112,7 +112,7 @@ pid_t exited_child() {
 void reap_zombies(pid_t first) {
   MainChild& child = main_child();
   Counters& stats = counters();
-  std::lock_guard<std::mutex> lock(child.mutex);
+  MainChild::Lock lock(child);
   naming->wake_up();
   struct Done {
     ~Done() { naming->done(); }
@@ -124,19 +124,19 @@ void reap_zombies(pid_t first) {
     if (next == 0) return;  // nothing else has exited
     // An orphan's name is only readable while it is a zombie: look before reaping.
     char name[kCommandSize];
-    bool has_name = may_name && next > 0 && next != child.pid && read_command(next, name);
+    bool has_name = may_name && next > 0 && next != lock.pid() && read_command(next, name);
     if (has_name) naming->spend();
     int status = 0;
     pid_t pid = waitpid(next, &status, WNOHANG);
     if (pid <= 0) return;
     stats.reaped.fetch_add(1);
-    if (pid != child.pid) {
+    if (pid != lock.pid()) {
       count_reaped_orphan(has_name ? name : nullptr);
       stats.orphans_reaped.fetch_add(1);
       if (report_orphans.load()) report_orphan(pid);
       continue;
     }
-    forget_main_child();
+    lock.reaped();
     ReapEvent event = main_exit_event(pid, status);
     siginfo_t probe = {};
     event.last_child = waitid(P_ALL, 0, &probe, WEXITED | WNOHANG | WNOWAIT) != 0 && errno == ECHILD;
@@ -147,13 +147,12 @@ void reap_zombies(pid_t first) {
 // With no children waitid fails at once with ECHILD; sleep until the next spawn instead of
 // spinning. Only sexton's own spawns can give it children again.
 void wait_for_a_child(uint64_t seen_spawns) {
-  MainChild& child = main_child();
-  std::unique_lock<std::mutex> lock(child.mutex);
-  child.spawned.wait(lock, [&] { return child.spawn_count != seen_spawns; });
+  MainChild::Lock lock(main_child());
+  lock.wait_for_spawn_after(seen_spawns);
 }
 
 void* reaper_loop(void*) {
-  block_forwarded_signals();  // they go to the notifier (signals.h); waitid is not interrupted
+  block_forwarded_signals();  // they go to the notifier (signal_mask.h); waitid is not interrupted
   MainChild& child = main_child();
   uint64_t seen_spawns = 0;
   bool had_children = false;
@@ -176,8 +175,7 @@ void* reaper_loop(void*) {
       (*listener)(ReapEvent{ReapEvent::kNoChildren});
     }
     {
-      std::lock_guard<std::mutex> lock(child.mutex);
-      seen_spawns = child.spawn_count;
+      seen_spawns = MainChild::Lock(child).spawns();
     }
     // A child spawned between waitid's ECHILD and reading spawn_count is already counted,
     // so check for children once more before sleeping.

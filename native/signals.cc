@@ -5,13 +5,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "main_child.h"
 #include "notifier.h"
+#include "signal_mask.h"
 #include "state.h"
 #include "stop_deadline.h"
 
@@ -27,11 +27,6 @@ std::atomic<bool> stop_self_after[kMaxSignal];
 struct sigaction previous[kMaxSignal];  // what was installed before us (V8's SIGSEGV handler)
 pid_t own_pid = 0;
 bool installed = false;
-
-bool is_fault_signal(int sig) {
-  return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGABRT ||
-         sig == SIGTRAP || sig == SIGSYS;
-}
 
 // si_code > 0 means the kernel raised it for something this process did (a real fault);
 // si_pid == own_pid means sexton sent it to itself (abort, or SIGPIPE from its own write).
@@ -61,13 +56,13 @@ void crash_like_before(int sig, siginfo_t* info, void* context) {
 
 int deliver(int sig) {
   MainChild& child = main_child();
-  pid_t pid = child.target_pid.load();
+  pid_t pid = child.target();
   if (pid <= 0) return ESRCH;
   int rc;
   if (to_group.load()) {
     rc = kill(-pid, sig);
   } else {
-    int pidfd = child.pidfd.load();
+    int pidfd = child.pidfd();
     rc = pidfd >= 0 ? static_cast<int>(syscall(SYS_pidfd_send_signal, pidfd, sig, nullptr, 0))
                     : kill(pid, sig);
   }
@@ -117,13 +112,13 @@ void forward_signal(int sig, siginfo_t* info, void* context) {
   if (action == kDrop) {
     stats.dropped[sig].fetch_add(1);
   } else if (action > 0) {
-    if (main_child().target_pid.load() <= 0) {
+    if (main_child().target() <= 0) {
       pending.fetch_or(uint64_t{1} << (sig - 1));
       result = kNoChildYet;
       // The child may have been registered meanwhile, after spawn flushed the pending bits.
       // Then it has the signal now, from this flush or from spawn's: JS must not hear "no child"
       // (a HUP sent on the child's first output, before spawn had stored its pid, was logged so).
-      if (main_child().target_pid.load() > 0) result = forward_pending_signals(sig);
+      if (main_child().target() > 0) result = forward_pending_signals(sig);
     } else {
       result = forward(action);
     }
@@ -133,41 +128,12 @@ void forward_signal(int sig, siginfo_t* info, void* context) {
   errno = saved_errno;
 }
 
-bool is_catchable(int sig) {
-  // 32 and 33 belong to glibc's threads (sigaction refuses them).
-  return sig != SIGKILL && sig != SIGSTOP && sig != SIGCHLD && (sig < 32 || sig >= SIGRTMIN);
-}
-
-// What the handler forwards: every signal it catches but the faults a thread raises on itself,
-// which must stay unblocked wherever they happen.
-sigset_t forwarded_set() {
-  sigset_t set;
-  sigemptyset(&set);
-  for (int sig = 1; sig < kMaxSignal && sig <= SIGRTMAX; sig++) {
-    if (is_catchable(sig) && !is_fault_signal(sig)) sigaddset(&set, sig);
-  }
-  return set;
-}
-
 }  // namespace
-
-void block_forwarded_signals() {
-  sigset_t set = forwarded_set();
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
-}
-
-void unblock_forwarded_signals() {
-  sigset_t set = forwarded_set();
-  pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
-}
-
-void take_signals_off_main_thread() {
-  if (installed) block_forwarded_signals();
-}
 
 void install_signal_handlers() {
   if (installed) return;
   installed = true;
+  note_handlers_installed();
   own_pid = getpid();
   // Create the shared state now: the first caller must not be a signal handler (allocation).
   counters();
@@ -215,6 +181,12 @@ int forward_pending_signals(int watched) {
 }
 
 int signal_main_child(int signal) { return forward(signal); }
+
+uint64_t signals_received(int signal) {
+  sigset_t held;
+  bool pending_here = sigpending(&held) == 0 && sigismember(&held, signal) == 1;
+  return counters().received[signal].load() + (pending_here ? 1 : 0);
+}
 
 void set_stop_self_after(int signal, bool on) {
   if (signal > 0 && signal < kMaxSignal) stop_self_after[signal].store(on);

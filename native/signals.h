@@ -1,4 +1,5 @@
 #pragma once
+#include <cstdint>
 
 namespace sexton {
 
@@ -7,7 +8,7 @@ constexpr int kDrop = 0;         // count it and tell JS; the child never sees i
 constexpr int kNotifyOnly = -1;  // tell JS and let policy decide (e.g. a drain delay)
 // A notice's result when there was no child to forward to (not yet spawned, or already reaped):
 // kept, and forwarded at the spawn if that is still to come.
-constexpr int kNoChildYet = -1;
+constexpr int kNoChildYet = -2;  // apart from kNotifyOnly: an action and a result never share a value
 // Any positive value: forward as that signal number (rewrites are just a different number).
 
 // Installs a handler for every catchable signal except SIGCHLD. Forwarding happens inside
@@ -16,15 +17,7 @@ constexpr int kNoChildYet = -1;
 // child exists are kept and forwarded right after spawn.
 void install_signal_handlers();
 
-// The main thread may be running JS or sit in a long system call (reading /proc, giving back
-// pages) when a signal comes: a handler run there waits for it, and the child, woken from that
-// CPU, then waits for it too. So once the notifier thread exists the main thread blocks what the
-// handler forwards, and the kernel runs the handler on a thread that is idle (the notifier, or
-// one of Node's that waits for work; SIGUSR1 only on the notifier, as Node's block it). The
-// reaper blocks them too, so its waitid is not interrupted.
-void take_signals_off_main_thread();  // on the main thread, by start_notifier once it runs
-void block_forwarded_signals();       // on the calling thread
-void unblock_forwarded_signals();     // on the calling thread (the notifier)
+// Which threads the handler may run on: signal_mask.h.
 
 void set_signal_action(int signal, int action);
 // Whether JS is told of every arrival of `signal`, or only of failures and kNotifyOnly.
@@ -38,6 +31,10 @@ int forward_pending_signals(int watched = 0);
 
 // Forwards a signal to the main child (or its group) as the handler would, counting it.
 int signal_main_child(int signal);
+
+// How many times `signal` has arrived: the handler's counter, and one pending for sexton that
+// no handler has run for yet.
+uint64_t signals_received(int signal);
 
 // After handling `signal`, sexton stops itself with SIGSTOP (dumb-init's job control: the
 // shell that started it sees it stop; SIGCONT resumes it and is forwarded).

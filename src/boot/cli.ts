@@ -14,7 +14,8 @@ import { runInit } from './start-init';
 
 /** A tool with a bundle of its own (src/config/tools.ts): loaded now, its exit status is sexton's. */
 function runTool([file, main]: [string, string], argv: string[]): void {
-  const tool = require(require('node:path').join(__dirname, file)) as Record<string, (argv: string[]) => Promise<number>>;
+  const tool = require(require('node:path').join(__dirname, file)) as Record<string, (
+    argv: string[]) => Promise<number>>;
   tool[main](argv).then((code) => process.exit(code));
 }
 
@@ -27,7 +28,8 @@ function sextonRequest(argv: string[]): StartRequest {
     kind: 'run',
     plan: {
       options,
-      logger: (native) => (native.openLogSink(2), new Logger(options.verbosity, options.logFormat, (text) => native.writeLog(text))),
+      logger: (native) => (native.openLogSink(2),
+        new Logger(options.verbosity, options.logFormat, (text) => native.writeLog(text))),
     },
   };
 }

@@ -52,7 +52,8 @@ function trainOnExit(out: string): void {
         const data = script.createCachedData();
         const source = readFileSync(path.join(__dirname, 'init.js'), 'utf8');
         // V8 says whether it would take these bytes back, without running them.
-        if (!new Script(wrapInit(source), { filename: 'init.js', cachedData: data }).cachedDataRejected) writeFileSync(out, sealCache(cacheHead(source, node, crc32), data, crc32));
+        if (!new Script(wrapInit(source), { filename: 'init.js', cachedData: data }).cachedDataRejected) writeFileSync(
+          out, sealCache(cacheHead(source, node, crc32), data, crc32));
       }
       exit(code);
     };
@@ -69,11 +70,14 @@ function fail(why: string): number {
 }
 
 /** After the training run: keeps the cache its preload wrote, or says why there is none. */
-function keep(out: string, nodeOptions: string | undefined, code: number | null, signal: string | null, stderr: string): number {
+function keep(out: string, nodeOptions: string | undefined, code: number | null, signal: string | null,
+  stderr: string): number {
   try {
     if (code !== 143) {
       const last = stderr.trimEnd().split('\n').at(-1)?.slice(0, 200);
-      return fail(`the training run of sexton ended with ${code ?? signal}, not 143 (its child ended by TERM)${last ? `: ${JSON.stringify(last)}` : ''}`);
+      return fail(
+        `the training run of sexton ended with ${code ?? signal}, not 143 (its child ended by ` +
+          `TERM)${last ? `: ${JSON.stringify(last)}` : ''}`);
     }
     if (!existsSync(out)) return fail('the training run saved no cache (this V8 would not take its own back)');
     renameSync(out, CACHE);
@@ -97,14 +101,18 @@ export function codeCacheMain(argv: string[]): Promise<number> {
     return Promise.resolve(CODE_CACHE_EXIT.usage);
   }
   if (nodeCrc32() === undefined) {
-    process.stderr.write(`sexton code-cache: node ${process.version} has no CRC-32 to check a cache with (20.15 and later have); sexton compiles at each start\n`);
+    process.stderr.write(
+      `sexton code-cache: node ${process.version} has no CRC-32 to check a cache with (20.15 and later have); sexton ` +
+        `compiles at each start\n`);
     return Promise.resolve(0);
   }
   const out = `${CACHE}.${process.pid}.tmp`;
   let scratch: string;
   try {
     // A training run killed with its tool (SIGKILL gives no chance to clean up) leaves its file.
-    for (const name of readdirSync(__dirname)) if (/^init\.cache\.\d+\.tmp$/.test(name)) rmSync(path.join(__dirname, name), { force: true });
+    for (const name of readdirSync(__dirname)) {
+      if (/^init\.cache\.\d+\.tmp$/.test(name)) rmSync(path.join(__dirname, name), { force: true });
+    }
     scratch = mkdtempSync(path.join(os.tmpdir(), 'sexton-code-cache-'));
   } catch (error) {
     return Promise.resolve(fail(`cannot prepare the training run: ${errorCode(error)}`));
@@ -119,7 +127,8 @@ export function codeCacheMain(argv: string[]): Promise<number> {
     '--status-socket', `@sexton-code-cache.${process.pid}`, '--stats-file', path.join(scratch, 'stats.json'),
     // The child is this node: an install's PATH may have nothing else (no sleep).
     '--', process.execPath, '-e', CHILD,
-  ], { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin', [OUT_VARIABLE]: out, NODE_OPTIONS: nodeOptions } });
+  ], { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin', [OUT_VARIABLE]: out,
+    NODE_OPTIONS: nodeOptions } });
   let stderr = '';
   run.stderr.on('data', (chunk) => (stderr += chunk));
   const giveUp = setTimeout(() => run.kill('SIGKILL'), RUN_TIMEOUT_MS);

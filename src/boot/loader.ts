@@ -23,13 +23,15 @@ let source: string;
 try {
   source = readFileSync(INIT, 'utf8');
 } catch (error) {
-  writeSync(2, `sexton: cannot read ${INIT} (${(error as NodeJS.ErrnoException).code ?? error}); install sexton again\n`);
+  writeSync(2,
+    `sexton: cannot read ${INIT} (${(error as NodeJS.ErrnoException).code ?? error}); install sexton again\n`);
   process.exit(EXIT.startFailure);
 }
 const cache = read(`${__dirname}/init.cache`);
 const crc32 = cache === undefined ? undefined : nodeCrc32();
 const node = crc32 === undefined ? undefined : thisNode();
-const cachedData = node === undefined || crc32 === undefined ? undefined : cachedDataFor(cache, cacheHead(source, node, crc32), crc32);
+const cachedData = node === undefined || crc32 === undefined ? undefined : cachedDataFor(cache,
+  cacheHead(source, node, crc32), crc32);
 const script = new Script(wrapInit(source), { filename: INIT, cachedData });
 (globalThis as Record<symbol, Script>)[INIT_SCRIPT] = script;
 script.runInThisContext()(exports, require, module, INIT, __dirname);

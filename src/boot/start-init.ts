@@ -3,16 +3,20 @@
 // child exists, as one line and a documented exit code (config/exit-codes.ts).
 import { EXIT } from '../config/exit-codes';
 import { UsageError } from '../config/options';
-import { checkDescriptorRoom, descriptorsNeeded } from '../init/descriptors';
-import { disableChildProcess, keepInitAlive, shedNodeOptions } from '../init/guards';
+import { checkDescriptorRoom, descriptorsNeeded } from './descriptors';
+import { disableChildProcess, keepInitAlive, shedNodeOptions } from './guards';
 import { Supervisor } from '../init/supervisor';
-import { checkUsablePaths } from '../init/usable-paths';
+import { checkUsablePaths } from './usable-paths';
 import type { InitPlan, StartRequest } from '../init/supervisor-hooks';
 import { internalErrorText } from '../init/internal-error';
 import { stopSignalWarning } from '../init/stop-path';
 import { signalName } from '../platform/signals';
+import { readFileSync } from 'node:fs';
+import type { Host } from '../platform/host';
+import { systemClock } from '../platform/host';
 import { DEFAULT, writeOrDrop } from '../platform/log';
 import { AddonLoadError, Native, StartError } from '../platform/native';
+import { procShowsOwnNamespace } from '../platform/procfs';
 
 /** What the first handlers found (boot/first-handlers.ts): the addon, or why it failed. */
 export interface Early {
@@ -27,6 +31,30 @@ export interface Voice {
   usageExit: number;
 }
 
+/** The machine sexton runs on, asked once: nothing below boot asks again. */
+export function decideHost(native: Native, procRoot = '/proc', cgroupRoot = '/sys/fs/cgroup'): Host {
+  const isInit = process.pid === 1;
+  return {
+    isInit,
+    pid: process.pid,
+    ppid: process.ppid,
+    procTrusted: procShowsOwnNamespace(procRoot, process.pid),
+    procRoot,
+    cgroupRoot,
+    pid1Name: isInit ? undefined : readOrUndefined(`${procRoot}/1/comm`),
+    native,
+    clock: systemClock,
+  };
+}
+
+function readOrUndefined(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'latin1');
+  } catch {
+    return undefined;
+  }
+}
+
 function startInit(native: Native, plan: InitPlan): void {
   checkDescriptorRoom(descriptorsNeeded(plan.options));
   checkUsablePaths(plan.options);
@@ -35,13 +63,14 @@ function startInit(native: Native, plan: InitPlan): void {
   shedNodeOptions(log, native);
   plan.prepare?.(native, log);
   const { options } = plan;
+  const host = decideHost(native);
   const warning = stopSignalWarning({
-    isInit: process.pid === 1, stopSignal: options.stopSignal, stopSignalName: signalName(options.stopSignal),
+    isInit: host.isInit, stopSignal: options.stopSignal, stopSignalName: signalName(options.stopSignal),
     stopSignalGiven: options.stopSignalGiven === true, program: options.command[0],
     rewrites: [...options.rewrites].map(([from, to]) => [signalName(from), signalName(to)]),
   });
   if (warning !== undefined) log.warn(warning);
-  new Supervisor(plan.options, log, native, plan.hooks).start();
+  new Supervisor(options, log, host, plan.hooks).start();
   // The child runs: from here on the init may no longer bail (init/supervisor.ts, after the spawn).
   plan.afterSpawn?.();
 }

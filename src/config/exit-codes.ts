@@ -48,7 +48,8 @@ export const CODE_CACHE_EXIT = { ok: 0, failed: 1, usage: EXIT.usage } as const;
 
 /** The init's codes as `sexton --help` lists them. */
 export const INIT_EXIT_HELP: readonly [code: string, when: string][] = [
-  ['N', "the child's own status; 128+N when signal N killed it (137: SIGKILL at the grace period, or it could not be killed)"],
+  ['N', "the child's own status; 128+N when signal N killed it (137: SIGKILL at the grace period, or it could not be " +
+    "killed)"],
   [String(EXIT.startFailure), 'sexton could not start (its addon, a thread, descriptors)'],
   [String(EXIT.usage), 'bad usage'],
   [String(EXIT.strict), '--strict: the child exited 0 but leaked orphans or zombies'],

@@ -3,7 +3,7 @@ import { defaultSocketPaths, parseHostPort } from './addresses';
 import { INIT_EXIT_HELP } from './exit-codes';
 import type { LogFormat } from '../platform/log';
 import type { ChildSession } from '../platform/native';
-import { OPTION_TABLE, OptionSpec, optionNamed, optionsUsage, optionWithShort } from './option-table';
+import { OPTION_TABLE, OptionSpec, optionNamed, optionsUsage, optionWithShort, variableOf } from './option-table';
 import { quote } from './quote';
 import { parseSignal, UNHANDLED } from '../platform/signals';
 
@@ -91,7 +91,8 @@ type Flag = string;
 export interface Given { flag: Flag; value?: string }
 
 /** Splits argv into flags and the command; parsing stops at `--` or the first non-option word. */
-export function scan(argv: string[], table: readonly OptionSpec[] = OPTION_TABLE): { given: Given[]; command: string[] } {
+export function scan(argv: string[], table: readonly OptionSpec[] = OPTION_TABLE): {
+  given: Given[]; command: string[] } {
   const given: Given[] = [];
   let i = 0;
   const valueFor = (inline: string | undefined, shown: string): string => {
@@ -111,7 +112,8 @@ export function scan(argv: string[], table: readonly OptionSpec[] = OPTION_TABLE
       if (!spec) throw new OptionSyntaxError(`unknown option ${quote(shown)}`, shown, 'unknown');
       const inline = eq < 0 ? undefined : arg.slice(eq + 1);
       if (spec.value) given.push({ flag: name, value: valueFor(inline, `--${name}`) });
-      else if (inline !== undefined) throw new OptionSyntaxError(`option --${name} takes no value`, `--${name}`, 'takes-no-value');
+      else if (inline !== undefined) throw new OptionSyntaxError(`option --${name} takes no value`, `--${name}`,
+        'takes-no-value');
       else given.push({ flag: name });
       continue;
     }
@@ -141,20 +143,23 @@ function parseRewrite(text: string): [number, number] {
   const shown = `rewrite ${quote(text)}`;
   if (!m) throw new UsageError(`${shown}: expected FROM:TO, e.g. TERM:INT or USR1:none`);
   const from = signalOption(m[1], shown);
-  if (UNHANDLED.has(from)) throw new UsageError(`${shown}: sexton never handles ${quote(m[1])}, so it cannot be rewritten`);
+  if (UNHANDLED.has(from)) throw new UsageError(
+    `${shown}: sexton never handles ${quote(m[1])}, so it cannot be rewritten`);
   const to = /^(0|none)$/i.test(m[2].trim()) ? 0 : signalOption(m[2], shown);
   return [from, to];
 }
 
 function parseExitCode(text: string): number {
   const t = text.trim();
-  if (!/^\d+$/.test(t) || Number(t) > 255) throw new UsageError(`remap-exit ${quote(text)}: expected an exit code from 0 to 255`);
+  if (!/^\d+$/.test(t) || Number(t) > 255) throw new UsageError(`remap-exit ${quote(text)}: expected an exit code ` +
+    `from 0 to 255`);
   return Number(t);
 }
 
 function parseSeconds(what: string, text: string): number {
   const t = text.trim();
-  if (!/^\d+(\.\d+)?$/.test(t) || Number(t) > 86400) throw new UsageError(`${what} ${quote(text)}: expected seconds from 0 to 86400, e.g. 10 or 0.5`);
+  if (!/^\d+(\.\d+)?$/.test(t) || Number(t) > 86400) throw new UsageError(`${what} ${quote(text)}: expected seconds ` +
+    `from 0 to 86400, e.g. 10 or 0.5`);
   return Number(t);
 }
 
@@ -168,7 +173,9 @@ function parseDrainQuiet(text: string, drainDelay: number): number {
     throw new UsageError(`drain-quiet ${quote(text)}: expected seconds from ${DRAIN_QUIET_MIN} to 86400, e.g. 2`);
   }
   if (seconds > drainDelay) {
-    throw new UsageError(`drain-quiet ${seconds} is longer than drain-delay ${drainDelay}, its cap: give --drain-delay at least ${seconds}`);
+    throw new UsageError(
+      `drain-quiet ${seconds} is longer than drain-delay ${drainDelay}, its cap: give --drain-delay at ` +
+        `least ${seconds}`);
   }
   return seconds;
 }
@@ -210,7 +217,8 @@ function list(text: string | undefined): string[] {
 function refuseEmptyVariables(env: NodeJS.ProcessEnv): void {
   for (const { env: name } of OPTION_TABLE) {
     const value = name === undefined ? undefined : env[name];
-    if (value !== undefined && value.trim() === '') throw new UsageError(`${name} is set but empty: unset it or give it a value`);
+    if (value !== undefined && value.trim() === '') throw new UsageError(
+      `${name} is set but empty: unset it or give it a value`);
   }
 }
 
@@ -223,25 +231,36 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, isInit = false
   if (has('help')) return { kind: 'help' };
   if (has('version')) return { kind: 'version' };
 
+  /** The option's variable as set in the environment: its name comes from the table. */
+  const variable = (flag: Flag): [string, string | undefined] => [variableOf(flag), env[variableOf(flag)]];
+  /** A yes/no variable: true when set to yes. */
+  const yes = (flag: Flag): boolean => {
+    const [name, value] = variable(flag);
+    return value !== undefined && parseBoolean(name, value);
+  };
+
   // Quiet wins over verbose, in the environment as with flags.
   let verbosity = 1;
-  if (env.SEXTON_VERBOSE !== undefined) {
-    if (!/^\d+$/.test(env.SEXTON_VERBOSE.trim())) throw new UsageError(`SEXTON_VERBOSE=${quote(env.SEXTON_VERBOSE)}: expected a number`);
-    verbosity = Math.min(3, 1 + Number(env.SEXTON_VERBOSE));
+  const [verboseName, verboseValue] = variable('verbose');
+  if (verboseValue !== undefined) {
+    if (!/^\d+$/.test(verboseValue.trim())) throw new UsageError(`${verboseName}=${quote(verboseValue)}: expected a ` +
+      `number`);
+    verbosity = Math.min(3, 1 + Number(verboseValue));
   }
-  if (env.SEXTON_QUIET !== undefined && parseBoolean('SEXTON_QUIET', env.SEXTON_QUIET)) verbosity = 0;
+  if (yes('quiet')) verbosity = 0;
   const verboseFlags = given.filter((g) => g.flag === 'verbose').length;
   if (verboseFlags > 0) verbosity = Math.min(3, 1 + verboseFlags);
   if (has('quiet')) verbosity = 0;
 
-  let subreaper = env.SEXTON_SUBREAPER === undefined ? true : parseBoolean('SEXTON_SUBREAPER', env.SEXTON_SUBREAPER);
+  const [subreaperName, subreaperValue] = variable('no-subreaper');
+  let subreaper = subreaperValue === undefined ? true : parseBoolean(subreaperName, subreaperValue);
   if (has('subreaper')) subreaper = true;
   if (has('no-subreaper')) subreaper = false;
 
-  const strict = has('strict') || (env.SEXTON_STRICT !== undefined && parseBoolean('SEXTON_STRICT', env.SEXTON_STRICT));
-  const pgroup = has('pgroup') || (env.SEXTON_PGROUP !== undefined && parseBoolean('SEXTON_PGROUP', env.SEXTON_PGROUP));
+  const strict = has('strict') || yes('strict');
+  const pgroup = has('pgroup') || yes('pgroup');
 
-  const rewriteTexts = has('rewrite') ? values('rewrite') : list(env.SEXTON_REWRITE);
+  const rewriteTexts = has('rewrite') ? values('rewrite') : list(variable('rewrite')[1]);
   const rewrites = new Map(rewriteTexts.map(parseRewrite));
 
   /** The flag's last value, else the environment's, else the table's default. */
@@ -254,9 +273,10 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, isInit = false
   const valueOrDefault = (flag: Flag): string => last(flag) as string;
   const pdeathText = last('pdeath');
   const pdeathSignal = pdeathText === undefined ? undefined : signalOption(pdeathText, 'pdeath');
-  if (pdeathSignal === parseSignal('STOP')) throw new UsageError(`pdeath ${quote(pdeathText as string)}: sexton would stop, not end`);
+  if (pdeathSignal === parseSignal('STOP')) throw new UsageError(
+    `pdeath ${quote(pdeathText as string)}: sexton would stop, not end`);
 
-  const remapTexts = has('remap-exit') ? values('remap-exit') : list(env.SEXTON_REMAP_EXIT);
+  const remapTexts = has('remap-exit') ? values('remap-exit') : list(variable('remap-exit')[1]);
   const remapExit = new Set(remapTexts.map(parseExitCode));
 
   const stopText = valueOrDefault('stop-signal');
@@ -269,16 +289,19 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, isInit = false
   const grace = parseSeconds('grace', valueOrDefault('grace'));
 
   const socketText = last('status-socket');
-  const statusSocket = socketText === undefined ? (isInit ? defaultSocketPaths() : []) : socketText === 'none' ? [] : [socketText];
+  const statusSocket = socketText === undefined ? (isInit ? defaultSocketPaths() : []) : socketText === 'none' ? [] : [
+    socketText];
   const metricsText = last('metrics');
   const metrics = metricsText === undefined ? undefined : parseListenAddress('metrics', metricsText);
   const healthText = last('health');
   const health = healthText === undefined ? undefined : parseListenAddress('health', healthText);
   const readyWhen = valueOrDefault('ready-when').trim();
-  if (readyWhen !== 'started' && readyWhen !== 'notify') throw new UsageError(`ready-when ${quote(readyWhen)}: expected started or notify`);
+  if (readyWhen !== 'started' && readyWhen !== 'notify') throw new UsageError(
+    `ready-when ${quote(readyWhen)}: expected started or notify`);
   const statsFile = last('stats-file');
   const logFormat = valueOrDefault('log-format') as LogFormat;
-  if (logFormat !== 'text' && logFormat !== 'json') throw new UsageError(`log-format ${quote(logFormat)}: expected text or json`);
+  if (logFormat !== 'text' && logFormat !== 'json') throw new UsageError(
+    `log-format ${quote(logFormat)}: expected text or json`);
   const childOomScoreAdj = parseOomPolicy(valueOrDefault('child-oom-score-adj'));
 
   if (command.length === 0) throw new UsageError('no command given: what should sexton run?');

@@ -1,7 +1,7 @@
 // The PID namespace a run lives in, seen from outside: how it is made, its PID 1, its processes.
 // The one place for these: the harness, the tests and the bench all use it.
 import { readdirSync, readFileSync } from 'node:fs';
-import { descendantsOf, listProcesses, ProcessInfo, readProcess } from '../platform/procfs';
+import { descendantsOf, listProcesses, parseStat, ProcessInfo, readProcess } from '../platform/procfs';
 import type { NamespaceMode } from './userns';
 
 /**
@@ -60,9 +60,9 @@ const PF_EXITING = 0x4;
  */
 export function pid1Exiting(pid1: number): boolean {
   try {
-    const stat = readFileSync(`/proc/${pid1}/stat`, 'latin1');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return fields[0] === 'Z' || fields[0] === 'X' || (Number(fields[6]) & PF_EXITING) !== 0;
+    const stat = parseStat(readFileSync(`/proc/${pid1}/stat`, 'latin1'));
+    const state = stat?.field(3);
+    return !stat || state === 'Z' || state === 'X' || (Number(stat.field(9)) & PF_EXITING) !== 0;
   } catch {
     return true;
   }

@@ -29,14 +29,17 @@ function searchPathBytes(): string | Buffer | undefined {
 }
 
 /** Paths execve should try, in order, as execvp would search them. */
-export function commandCandidates(name: string | Buffer, searchPath: string | Buffer | undefined = searchPathBytes()): (string | Buffer)[] {
+export function commandCandidates(name: string | Buffer,
+  searchPath: string | Buffer | undefined = searchPathBytes()): (string | Buffer)[] {
   if (name.includes('/')) return [name];
   const text = searchPath ?? DEFAULT_PATH;
   // latin1 maps each byte to one character and back, so the split keeps the bytes.
-  const dirs = (typeof text === 'string' ? text : text.toString('latin1')).split(':').map((dir) => `${dir === '' ? '.' : dir}/`);
+  const dirs = (typeof text === 'string' ? text : text.toString('latin1')).split(':').map(
+    (dir) => `${dir === '' ? '.' : dir}/`);
   if (typeof name === 'string' && typeof text === 'string') return dirs.map((dir) => `${dir}${name}`);
   const encoding = typeof text === 'string' ? 'utf8' : 'latin1';
-  return dirs.map((dir) => Buffer.concat([Buffer.from(dir, encoding), typeof name === 'string' ? Buffer.from(name) : name]));
+  return dirs.map((dir) => Buffer.concat([Buffer.from(dir, encoding), typeof name === 'string' ? Buffer.from(name)
+    : name]));
 }
 
 
@@ -76,7 +79,8 @@ const REASONS: Record<string, string> = {
  * `tried` are the paths execve was given: an ENOENT for a file that exists means its `#!`
  * interpreter is missing, which is not "command not found".
  */
-export function execFailure(command: string, errno: number, tried: (string | Buffer)[] = []): { exitCode: number; message: string } {
+export function execFailure(command: string, errno: number, tried: (string | Buffer)[] = []): {
+  exitCode: number; message: string } {
   const e = constants.errno;
   if (errno === e.ENOENT || errno === e.ENOTDIR) {
     for (const path of tried) {

@@ -3,12 +3,14 @@
 // during a stop: an idle sexton never samples. Policy in quiet.ts; this takes the samples.
 import type { Logger } from '../platform/log';
 import type { Options } from '../config/options';
-import type { Native } from '../platform/native';
+import type { Host } from '../platform/host';
+import type { OwnListeners } from '../platform/own-listeners';
+import type { Timers } from './loop';
 import { tcpSockets } from '../platform/tcp-sockets';
 import { hostNetworkSign, readTcpCounters } from '../platform/netns';
-import { ownConnectionsAccepted, ownPorts } from '../platform/own-listeners';
 import { errnoName } from '../platform/os-constants';
-import { arrivalsBetween, describeDrain, describeLateArrivals, DrainEndReason, DrainReport, listeningPorts, QuietWindow, TrafficSample } from './quiet';
+import { describeDrain, describeLateArrivals } from '../report/stats';
+import { arrivalsBetween, DrainEndReason, DrainReport, listeningPorts, QuietWindow, TrafficSample } from './quiet';
 
 /** A namespace with more sockets than this is sampled in part: traffic on the rest is unseen. */
 const SOCKET_LIMIT = 65_536;
@@ -21,9 +23,9 @@ export function sampleIntervalMs(quietSeconds: number): number {
   return Math.min(250, Math.max(50, (quietSeconds * 1000) / 5));
 }
 
+/** Samples on the loop's 'drain-sample' timer; tick() says when the window is quiet. */
 export class TrafficDrain {
   private window?: QuietWindow;
-  private timer?: NodeJS.Timeout;
   private last?: TrafficSample;
   /** Ports the app has listened on during the drain: it may close them at the forward. */
   private readonly appPorts = new Set<number>();
@@ -32,19 +34,22 @@ export class TrafficDrain {
 
   constructor(
     private readonly settings: { quietSeconds: number; capSeconds: number; ownPorts: number[] },
-    private readonly native: Pick<Native, 'tcpSockets'>,
+    private readonly host: Pick<Host, 'native' | 'clock'>,
     private readonly log: Logger,
-    private readonly onQuiet: () => void,
+    private readonly timers: Timers,
+    private readonly listeners: OwnListeners,
   ) {
     this.own = new Set(settings.ownPorts);
   }
 
   /** With --drain-quiet; undefined without. */
-  static fromOptions(options: Options, native: Pick<Native, 'tcpSockets'>, log: Logger, onQuiet: () => void): TrafficDrain | undefined {
+  static fromOptions(options: Options, host: Host, log: Logger, timers: Timers,
+    listeners: OwnListeners): TrafficDrain | undefined {
     if (options.drainQuiet <= 0) return undefined;
     // Probes of /readyz and scrapes of /metrics are sexton's own traffic, not the app's.
     const ownPorts = [options.metrics?.port, options.health?.port].filter((port): port is number => port !== undefined);
-    return new TrafficDrain({ quietSeconds: options.drainQuiet, capSeconds: options.drainDelay, ownPorts }, native, log, onQuiet);
+    return new TrafficDrain({ quietSeconds: options.drainQuiet, capSeconds: options.drainDelay, ownPorts }, host, log,
+      timers, listeners);
   }
 
   /** At the stop signal. */
@@ -52,30 +57,32 @@ export class TrafficDrain {
     if (this.window) return;
     const { quietSeconds, capSeconds } = this.settings;
     const host = hostNetworkSign();
-    this.window = new QuietWindow(quietSeconds * 1000, capSeconds * 1000, Date.now(), host ? 'blind' : 'traffic');
+    this.window = new QuietWindow(quietSeconds * 1000, capSeconds * 1000, this.host.clock.now(), host ? 'blind'
+      : 'traffic');
     if (host) {
-      this.log.warn(`drain: sexton runs in the host's network namespace (${host}): whether the app's traffic stopped cannot be told, so the drain lasts its ${capSeconds}s cap`);
+      this.log.warn(
+        `drain: sexton runs in the host's network namespace (${host}): whether the app's traffic stopped cannot be ` +
+          `told, so the drain lasts its ${capSeconds}s cap`);
       return;
     }
     this.last = this.sample();
-    // unref: the reaper keeps sexton alive; this must not, once everything else is done.
-    this.timer = setInterval(() => this.tick(), sampleIntervalMs(quietSeconds)).unref();
+    // Not kept alive: the reaper keeps sexton alive; this must not, once everything else is done.
+    this.timers.start('drain-sample', sampleIntervalMs(quietSeconds), { repeat: true });
   }
 
   /** The stop signal went out: the operator's line; sampling goes on, counting late arrivals. */
   forwarded(by: DrainEndReason): void {
     if (!this.window || this.window.isForwarded) return;
     this.tick();  // what came since the last sample belongs before the forward
-    this.window.forwarded(by, Date.now());
+    this.window.forwarded(by, this.host.clock.now());
     this.log.warn(describeDrain(this.window.report()));
   }
 
   /** At exit: the last count, and a line if the balancer kept sending after the forward. */
   finish(): void {
     if (!this.window) return;
-    if (this.timer) this.tick();
-    clearInterval(this.timer);
-    this.timer = undefined;
+    if (this.timers.running('drain-sample')) this.tick();
+    this.timers.cancel('drain-sample');
     const late = describeLateArrivals(this.window.report());
     if (late) this.log.warn(late);
   }
@@ -84,25 +91,27 @@ export class TrafficDrain {
     return this.window?.report() ?? null;
   }
 
-  private tick(): void {
-    if (!this.window || !this.last) return;
+  /** One sample; true once no traffic reached the app for the quiet window. */
+  tick(): boolean {
+    if (!this.window || !this.last) return false;
     const sample = this.sample();
     const arrivals = arrivalsBetween(this.last, sample, this.appPorts, this.own);
     this.last = sample;
-    if (this.window.observe(arrivals, sample.at)) this.onQuiet();
+    return this.window.observe(arrivals, sample.at);
   }
 
   private sample(): TrafficSample {
-    for (const port of ownPorts()) this.own.add(port);
+    for (const port of this.listeners.ports) this.own.add(port);
     // The accept queues of the dump must agree with the counters: a connection to sexton's own
     // listener completing between the two would be counted as the app's. Reread while they moved.
     let counters = readTcpCounters();
-    let dump = tcpSockets(this.native, SOCKET_LIMIT);
+    const { native } = this.host;
+    let dump = tcpSockets(native, SOCKET_LIMIT);
     for (let i = 0; i < CONSISTENT_READS; i++) {
       const after = readTcpCounters();
       if (after?.passiveOpens === counters?.passiveOpens) break;
       counters = after;
-      dump = tcpSockets(this.native, SOCKET_LIMIT);
+      dump = tcpSockets(native, SOCKET_LIMIT);
     }
     const sockets = typeof dump === 'number' ? undefined : dump.sockets;
     if ((!counters || typeof dump === 'number' || dump.truncated) && !this.warnedUnread) {
@@ -112,7 +121,8 @@ export class TrafficDrain {
           : `more than ${SOCKET_LIMIT} TCP sockets: data on the others is not seen`;
       this.log.warn(`drain: ${why}`);
     }
-    const sample: TrafficSample = { at: Date.now(), counters, sockets, ownAccepted: ownConnectionsAccepted() };
+    const sample: TrafficSample = { at: this.host.clock.now(), counters, sockets,
+      ownAccepted: this.listeners.accepted };
     for (const port of listeningPorts(sample, this.own)) this.appPorts.add(port);
     return sample;
   }

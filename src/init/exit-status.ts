@@ -23,7 +23,8 @@ export function leaks(orphansReaped: number, heldZombies: ZombieGroup[]): string
  * 128 + N for a signal (PID 1 cannot re-raise it on itself), else the code; remapped codes are
  * 0. `mainExit` undefined: the child outlived SIGKILL (state D) and sexton leaves without it.
  */
-export function exitStatus(mainExit: MainExit | undefined, policy: ExitPolicy, leaked: string[]): { code: number; strictFailure: boolean } {
+export function exitStatus(mainExit: MainExit | undefined, policy: ExitPolicy, leaked: string[]): {
+  code: number; strictFailure: boolean } {
   const exit = mainExit ?? { exitCode: 0, signal: constants.signals.SIGKILL };
   const raw = exit.signal ? 128 + exit.signal : exit.exitCode;
   const code = policy.remapExit.has(raw) ? 0 : raw;

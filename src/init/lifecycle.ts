@@ -1,13 +1,47 @@
-// The stop sequence as a pure state machine: inputs (a stop signal, the reaper's events, timers)
-// in, actions out. No clock, no /proc, no signals here: the supervisor interprets the actions.
+// The init's one state and the stop sequence as a pure machine: inputs (the child's start and
+// exit, stop signals, the app's sd_notify datagrams, timers) in, actions out. No clock, no /proc,
+// no signals here: the supervisor's loop feeds the inputs and carries out the actions. Readiness
+// is a reader of this state (healthOf).
 //
-//   running ──stop signal──▶ draining (drain delay; with a quiet window, until traffic stops) ──▶ stopping (grace period)
+//   running ──stop signal──▶ draining (drain delay; with a quiet window,
+//      │                     until traffic stops) ──▶ stopping (grace period)
 //      │                                                    │
 //      └──main child exits──▶ leftovers get TERM ◀──────────┘ main child exits
 //                             grace period over ──▶ killing: SIGKILL survivors
 //   no children left and the main child gone ──▶ finish (exit with its status)
 
+import type { HealthState } from '../report/exporters/health';
+import type { MainExit } from '../report/stats';
+import type { Notification, Rejection } from './sd-notify';
+
 export type Phase = 'starting' | 'running' | 'draining' | 'stopping' | 'killing';
+
+/** --ready-when: ready once the child runs, or once it sends READY=1. */
+export type ReadyWhen = 'started' | 'notify';
+
+export type NotifyCounts = Record<Rejection | 'accepted', number>;
+
+/** What the app said of itself over sd_notify. */
+export interface AppState {
+  ready: boolean;
+  stopping: boolean;
+  status?: string;
+  counts: NotifyCounts;
+}
+
+/** Everything the init knows of its own life; the lifecycle alone changes it. */
+export interface InitState {
+  phase: Phase;
+  /** 0 until the child runs. */
+  mainPid: number;
+  /** Set once the main child is reaped. */
+  mainExit?: MainExit;
+  mainExited: boolean;
+  /** Stop signals acted on so far; the native counter says how many arrived. */
+  stopSignalsHandled: number;
+  survivorsKilled: number;
+  app: AppState;
+}
 
 export interface LifecycleSettings {
   /** Seconds between the stop signal and forwarding it; 0: the handler forwards it at once. */
@@ -26,8 +60,15 @@ export interface LifecycleSettings {
 }
 
 export type Input =
-  | { kind: 'started' }
+  | { kind: 'started'; pid?: number }
   | { kind: 'stop-signal' }
+  /** The native counter of stop signals: one step per arrival not yet acted on. */
+  | { kind: 'stop-signals'; arrived: number }
+  | { kind: 'app-notified'; notification: Notification }
+  | { kind: 'app-rejected'; why: Rejection }
+  | { kind: 'survivors-killed'; count: number }
+  /** The child could not be started: sexton exits with this status. */
+  | { kind: 'start-failed'; exit: MainExit }
   | { kind: 'drain-over' }
   /** No traffic reached the app for the quiet window. */
   | { kind: 'traffic-quiet' }
@@ -36,7 +77,7 @@ export type Input =
   /** A moment after SIGKILL: whoever is still there could not be killed. */
   | { kind: 'kill-check' }
   /** leftovers: live processes other than sexton, or 'unseen' when /proc is not ours. */
-  | { kind: 'main-exited'; lastChild: boolean; leftovers: number | 'unseen' }
+  | { kind: 'main-exited'; lastChild: boolean; leftovers: number | 'unseen'; exit?: MainExit }
   | { kind: 'no-children' };
 
 export type DrainEnd = 'quiet' | 'cap' | 'second-signal' | 'main-exited';
@@ -79,11 +120,23 @@ export const KILL_CHECK_SECONDS = 0.5;
 /** Exit anyway this long after SIGKILL, if something in state D refuses to go. */
 export const KILL_BACKSTOP_SECONDS = 2;
 
+const NO_COUNTS: NotifyCounts = { accepted: 0, malformed: 0, oversized: 0, foreign: 0, descriptors: 0 };
+
 export class Lifecycle {
-  phase: Phase = 'starting';
-  mainExited = false;
+  private readonly s: InitState = {
+    phase: 'starting', mainPid: 0, mainExited: false, stopSignalsHandled: 0, survivorsKilled: 0,
+    app: { ready: false, stopping: false, counts: { ...NO_COUNTS } },
+  };
 
   constructor(private readonly settings: LifecycleSettings) {}
+
+  get state(): Readonly<InitState> {
+    return this.s;
+  }
+
+  get phase(): Phase {
+    return this.s.phase;
+  }
 
   /** draining, stopping or killing. */
   get shuttingDown(): boolean {
@@ -93,17 +146,37 @@ export class Lifecycle {
   step(input: Input): Action[] {
     switch (input.kind) {
       case 'started':
-        this.phase = 'running';
+        this.s.phase = 'running';
+        this.s.mainPid = input.pid ?? 0;
         return [];
       case 'stop-signal':
+        this.s.stopSignalsHandled++;
         return this.onStopSignal();
+      case 'stop-signals': {
+        const actions: Action[] = [];
+        while (this.s.stopSignalsHandled < input.arrived) actions.push(...this.step({ kind: 'stop-signal' }));
+        return actions;
+      }
+      case 'app-notified':
+        return this.onNotification(input.notification);
+      case 'app-rejected':
+        this.s.app.counts[input.why]++;
+        return [];
+      case 'survivors-killed':
+        this.s.survivorsKilled += input.count;
+        return [];
+      case 'start-failed':
+        this.s.mainExit = input.exit;
+        return [];
       case 'drain-over':
-        return this.phase === 'draining' ? [...this.endDrain('cap'), { kind: 'forward-stop-signal' }, ...this.startStopping()] : [];
+        return this.phase === 'draining' ? [...this.endDrain('cap'), { kind: 'forward-stop-signal' },
+          ...this.startStopping()] : [];
       case 'traffic-quiet':
         if (this.phase !== 'draining') return [];
-        return [...this.endDrain('quiet'), { kind: 'cancel-timer', timer: 'drain' }, { kind: 'forward-stop-signal' }, ...this.startStopping()];
+        return [...this.endDrain('quiet'), { kind: 'cancel-timer', timer: 'drain' }, { kind: 'forward-stop-signal' },
+          ...this.startStopping()];
       case 'grace-over':
-        this.phase = 'killing';
+        this.s.phase = 'killing';
         return [
           { kind: 'kill-survivors' },
           { kind: 'start-timer', timer: 'kill-repeat', seconds: KILL_REPEAT_SECONDS },
@@ -113,11 +186,13 @@ export class Lifecycle {
       case 'kill-check':
         return this.phase === 'killing' ? [{ kind: 'report-unkillable' }] : [];
       case 'backstop':
-        return [{ kind: 'log', level: 'error', message: 'processes are still there after SIGKILL (uninterruptible?): exiting anyway' }, { kind: 'finish' }];
+        return [{ kind: 'log', level: 'error',
+          message: 'processes are still there after SIGKILL (uninterruptible?): exiting anyway' }, { kind: 'finish' }];
       case 'main-exited':
+        if (input.exit) this.s.mainExit = input.exit;
         return this.onMainExit(input.lastChild, input.leftovers);
       case 'no-children':
-        return this.mainExited ? [{ kind: 'finish' }] : [];
+        return this.s.mainExited ? [{ kind: 'finish' }] : [];
     }
   }
 
@@ -125,7 +200,7 @@ export class Lifecycle {
     const { drainDelay, drainQuiet, grace, stopSignalName: name } = this.settings;
     // The tree is already being taken down; a step of that which failed gets another chance.
     const retry: Action = { kind: 'retry-failed-steps' };
-    if (this.mainExited) return [retry];
+    if (this.s.mainExited) return [retry];
     if (this.phase === 'running') {
       const drain = drainQuiet > 0
         ? `once no traffic reached the app for ${drainQuiet}s (at most ${drainDelay}s), `
@@ -135,7 +210,7 @@ export class Lifecycle {
         { kind: 'log', level: 'warn', message: `received ${name}: stopping ${drain}grace period ${grace}s` },
       ];
       if (drainDelay === 0) return [...actions, ...this.startStopping()];  // the handler forwarded it
-      this.phase = 'draining';
+      this.s.phase = 'draining';
       const watch: Action[] = drainQuiet > 0 ? [{ kind: 'watch-traffic' }] : [];
       // The watch first: its clock starts no later than the cap's.
       return [...actions, ...watch, { kind: 'start-timer', timer: 'drain', seconds: drainDelay }];
@@ -161,22 +236,24 @@ export class Lifecycle {
 
   /** The grace period starts with the stop signal's forwarding; daemons get TERM with it. */
   private startStopping(): Action[] {
-    this.phase = 'stopping';
+    this.s.phase = 'stopping';
     return [{ kind: 'terminate-daemons' }, { kind: 'start-timer', timer: 'grace', seconds: this.settings.grace }];
   }
 
   private onMainExit(lastChild: boolean, leftovers: number | 'unseen'): Action[] {
     const { grace, isInit } = this.settings;
     const actions: Action[] = [...this.endDrain('main-exited'), { kind: 'cancel-timer', timer: 'drain' }];
-    this.mainExited = true;
+    this.s.mainExited = true;
     if (lastChild) return [...actions, { kind: 'finish' }];  // nothing left to wait for
     if (this.phase === 'killing') return actions;
     if (leftovers === 'unseen') {
       if (!isInit || this.phase === 'stopping') return actions;
-      this.phase = 'stopping';
+      this.s.phase = 'stopping';
       return [
         ...actions,
-        { kind: 'log', level: 'warn', message: `main child is gone; sending TERM to whatever is left (unseen: /proc is not this namespace's), grace period ${grace}s` },
+        { kind: 'log', level: 'warn',
+          message: `main child is gone; sending TERM to whatever is left (unseen: /proc is not this namespace's), ` +
+            `grace period ${grace}s` },
         { kind: 'terminate-unseen' },
         { kind: 'start-timer', timer: 'grace', seconds: grace },
       ];
@@ -184,12 +261,42 @@ export class Lifecycle {
     if (leftovers === 0) return actions;  // the reaper reports "no children" next
     if (!this.shuttingDown) actions.push({ kind: 'report-zombie-parents' });
     const fresh = this.phase !== 'stopping';
-    this.phase = 'stopping';
+    this.s.phase = 'stopping';
     actions.push(
-      { kind: 'log', level: 'warn', message: `main child is gone; ${leftovers} process(es) left: sending TERM, ${fresh ? `grace period ${grace}s` : 'within the grace period'}` },
+      { kind: 'log', level: 'warn',
+        message: `main child is gone; ${leftovers} process(es) left: sending ` +
+          `TERM, ${fresh ? `grace period ${grace}s` : 'within the grace period'}` },
       { kind: 'terminate-leftovers' },
     );
     if (fresh) actions.push({ kind: 'start-timer', timer: 'grace', seconds: grace });
     return actions;
   }
+
+  /** One datagram's meaning, from a sender already judged. */
+  private onNotification(n: Notification): Action[] {
+    const app = this.s.app;
+    app.counts.accepted++;
+    if (n.status !== undefined) app.status = n.status;
+    if (n.stopping) app.stopping = true;
+    if (n.reloading) app.ready = false;
+    if (n.ready !== undefined) app.ready = n.ready;
+    return [];
+  }
+}
+
+/**
+ * Whether the pod should get traffic: the answer to GET /readyz and `sexton status --ready`.
+ * stopArrivals: the stop signal's native counter, which the handler moves the instant the signal
+ * arrives, so readiness drops before JS has even heard of the stop.
+ */
+export function healthOf(s: Readonly<InitState>, readyWhen: ReadyWhen, stopArrivals: number): HealthState {
+  const status = s.app.status === undefined ? '' : ` (app: ${s.app.status})`;
+  const not = (why: string): HealthState => ({ live: true, ready: false, reason: `${why}${status}` });
+  if (stopArrivals > 0) return not('stopping: the stop signal arrived');
+  if (s.mainExited) return not('the main child has exited');
+  if (s.phase === 'starting') return not('starting');
+  if (s.app.stopping) return not('stopping: the app sent STOPPING=1');
+  if (readyWhen === 'notify' && !s.app.ready) return not('waiting for READY=1 from the app');
+  return { live: true, ready: true,
+    reason: `${readyWhen === 'notify' ? 'the app sent READY=1' : 'the main child runs'}${status}` };
 }

@@ -4,53 +4,13 @@
 // privilege: it releases the file pages it is not using, and it starts its child (and so the
 // whole app) with an oom_score_adj just high enough that any app process outranks sexton.
 // docs/operations.md shows the arithmetic and how it combines with Kubernetes' QoS values.
-import { readFileSync } from 'node:fs';
 import type { Logger } from '../platform/log';
-import type { Native } from '../platform/native';
+import type { Host } from '../platform/host';
+import { findMemoryCgroup, MemoryCgroup, oomKillCount, ownMemory } from '../platform/memory-cgroup';
+import type { Timers } from './loop';
 import { OOM_SCORE_ADJ_MAX, type OomPolicy } from '../config/options';
 
-export interface MemoryCgroup {
-  dir: string;
-  v2: boolean;
-  /** undefined when unlimited. */
-  limitBytes?: number;
-}
-
-function read(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'latin1');
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * sexton's memory cgroup, v1 or v2. Inside a container /proc/self/cgroup may name a path the
- * container's /sys/fs/cgroup does not have (no cgroup namespace): then the mount's root is it.
- */
-export function findMemoryCgroup(root = '/sys/fs/cgroup', procRoot = '/proc'): MemoryCgroup | undefined {
-  const lines = (read(`${procRoot}/self/cgroup`) ?? '').split('\n');
-  const v1 = lines.find((l) => l.split(':')[1]?.split(',').includes('memory'));
-  const v2 = lines.find((l) => l.startsWith('0::'));
-  const candidates: [string, boolean][] = [];
-  if (v1) candidates.push([`${root}/memory${v1.split(':')[2]}`, false], [`${root}/memory`, false]);
-  if (v2) candidates.push([`${root}${v2.slice(3)}`, true], [root, true]);
-  for (const [dir, isV2] of candidates) {
-    const limit = read(`${dir}/${isV2 ? 'memory.max' : 'memory.limit_in_bytes'}`);
-    if (limit === undefined) continue;
-    const bytes = Number(limit.trim());
-    // v1 writes "no limit" as a huge page-aligned number, v2 as "max".
-    return { dir, v2: isV2, limitBytes: Number.isFinite(bytes) && bytes < 2 ** 62 ? bytes : undefined };
-  }
-  return undefined;
-}
-
-/** The cgroup's count of OOM kills (memory.events or memory.oom_control), where readable. */
-export function oomKillCount(cgroup: MemoryCgroup): number | undefined {
-  const text = read(`${cgroup.dir}/${cgroup.v2 ? 'memory.events' : 'memory.oom_control'}`);
-  const m = text && /^oom_kill (\d+)$/m.exec(text);
-  return m ? Number(m[1]) : undefined;
-}
+export { findMemoryCgroup, oomKillCount } from '../platform/memory-cgroup';
 
 /**
  * The child's oom_score_adj under a policy. 'auto': sexton's own value plus the smallest step
@@ -58,21 +18,12 @@ export function oomKillCount(cgroup: MemoryCgroup): number | undefined {
  * outweigh sexton's resident bytes as a share of the limit (in thousandths, rounded up, plus
  * one against ties). Never above the kernel's maximum; undefined means "inherit".
  */
-export function childOomScoreAdj(policy: OomPolicy, own: number, residentBytes: number, limitBytes: number): number | undefined {
+export function childOomScoreAdj(policy: OomPolicy, own: number, residentBytes: number,
+  limitBytes: number): number | undefined {
   if (policy === 'off') return undefined;
   if (policy !== 'auto') return policy;
   const step = Math.ceil((residentBytes * 1000) / limitBytes) + 1;
   return Math.min(OOM_SCORE_ADJ_MAX, own + step);
-}
-
-function ownResidentBytes(): number {
-  const m = /^VmRSS:\s+(\d+) kB$/m.exec(read('/proc/self/status') ?? '');
-  return m ? Number(m[1]) * 1024 : 0;
-}
-
-function totalMemoryBytes(): number {
-  const m = /^MemTotal:\s+(\d+) kB$/m.exec(read('/proc/meminfo') ?? '');
-  return m ? Number(m[1]) * 1024 : Number.MAX_SAFE_INTEGER;
 }
 
 /** How long after an OOM event the kill count is read again (the event may come first). */
@@ -90,8 +41,6 @@ const BURST_ANSWERS = 50;
 /** The least time between two compactions after bursts. */
 const BURST_COMPACT_EVERY_MS = 10_000;
 
-const monotonicMs = () => Number(process.hrtime.bigint() / 1_000_000n);
-
 /**
  * Whether settling after `answers` answers compacts the JS heap. A burst grows V8's young
  * generation and leaves garbage that only a full GC frees: 200 clients for 10 s left RssAnon
@@ -102,20 +51,23 @@ export function compactionDue(answers: number, sinceLastCompactionMs: number): b
   return answers >= BURST_ANSWERS && sinceLastCompactionMs >= BURST_COMPACT_EVERY_MS;
 }
 
+/**
+ * The guard's timers ('oom-recheck', 'oom-release', 'release-soon', 'settle') are the loop's: it
+ * starts them, and the supervisor hands each firing back to onTimer.
+ */
 export class MemoryGuard {
-  private readonly cgroup = findMemoryCgroup();
-  private readonly oomKillsAtStart: number;
-  private releaseTimer?: NodeJS.Timeout;
-  private recheckTimer?: NodeJS.Timeout;
+  private cgroup?: MemoryCgroup;
+  private oomKillsAtStart = 0;
   private killsReported = 0;
   private lastCompaction = -Infinity;
   private answers = 0;
   private lastAnswer = 0;
-  private settleTimer?: NodeJS.Timeout;
-  private oomReleasePending = false;
 
-  constructor(private readonly native: Native, private readonly log: Logger, private readonly policy: OomPolicy) {
-    this.oomKillsAtStart = (this.cgroup && oomKillCount(this.cgroup)) ?? 0;
+  constructor(private readonly host: Host, private readonly log: Logger, private readonly policy: OomPolicy,
+    private readonly timers: Timers) {}
+
+  private get native() {
+    return this.host.native;
   }
 
   /** OOM kills in sexton's memory cgroup since it started; undefined where unreadable. */
@@ -126,18 +78,21 @@ export class MemoryGuard {
 
   /** The oom_score_adj to start the child with (undefined: inherit). Call just before spawn. */
   childOomScoreAdj(): number | undefined {
-    const own = Number(read('/proc/self/oom_score_adj') ?? 0) || 0;
-    const limit = Math.min(this.cgroup?.limitBytes ?? Infinity, totalMemoryBytes());
-    const resident = ownResidentBytes();
+    const { oomScoreAdj: own, residentBytes: resident, totalBytes } = ownMemory(this.host.procRoot);
+    const limit = Math.min(this.cgroup?.limitBytes ?? Infinity, totalBytes);
     const adj = childOomScoreAdj(this.policy, own, resident, limit);
     if (adj !== undefined) {
-      this.log.info(`child oom_score_adj ${adj} (sexton's ${own}; sexton holds ${(resident / 2 ** 20).toFixed(0)} MiB of a ${(limit / 2 ** 20).toFixed(0)} MiB limit)`);
+      this.log.info(
+        `child oom_score_adj ${adj} (sexton's ${own}; sexton holds ${(resident / 2 ** 20).toFixed(0)} MiB of ` +
+          `a ${(limit / 2 ** 20).toFixed(0)} MiB limit)`);
     }
     return adj;
   }
 
-  /** Watches for OOM kills; onKill runs on each. Quiet where the cgroup cannot be watched. */
+  /** Finds sexton's memory cgroup and watches it for OOM kills; quiet where it cannot be watched. */
   watch(): void {
+    this.cgroup = findMemoryCgroup(this.host.cgroupRoot, this.host.procRoot);
+    this.oomKillsAtStart = (this.cgroup && oomKillCount(this.cgroup)) ?? 0;
     if (!this.cgroup) return;
     const errno = this.native.watchOomEvents(this.cgroup.dir, this.cgroup.v2);
     if (errno !== 0) this.log.debug(`OOM kills are counted but not watched live (${this.cgroup.dir}: errno ${errno})`);
@@ -151,28 +106,20 @@ export class MemoryGuard {
    */
   onOomKill(): void {
     this.reportNewKills();
-    this.releaseAfterOom();
-    if (this.recheckTimer) return;
-    this.recheckTimer = setTimeout(() => {
-      this.recheckTimer = undefined;
-      this.reportNewKills();
-    }, OOM_RECHECK_MS);
-    this.recheckTimer.unref();
+    // Handling the event faults code back in, 64 KiB around each page touched (the kernel's
+    // fault-around): measured 17 MiB of file pages at the next kill of a 20 MiB cgroup, which
+    // made sexton the victim. Unmapped again once the event is handled, the cgroup is still near
+    // its limit and more kills may follow: sexton must not be the largest then.
+    this.timers.start('oom-release', 0, { soon: true });
+    this.timers.start('oom-recheck', OOM_RECHECK_MS);
   }
 
-  /**
-   * Handling the event faults code back in, 64 KiB around each page touched (the kernel's
-   * fault-around): measured 17 MiB of file pages at the next kill of a 20 MiB cgroup, which
-   * made sexton the victim. Unmapped again once the event is handled, the cgroup is still near
-   * its limit and more kills may follow: sexton must not be the largest then.
-   */
-  private releaseAfterOom(): void {
-    if (this.oomReleasePending) return;
-    this.oomReleasePending = true;
-    setImmediate(() => {
-      this.oomReleasePending = false;
-      this.native.releaseFilePages();
-    });
+  /** One of the guard's timers fired. */
+  onTimer(timer: 'oom-recheck' | 'oom-release' | 'release-now' | 'release-soon' | 'settle'): void {
+    if (timer === 'oom-recheck') this.reportNewKills();
+    else if (timer === 'oom-release') this.native.releaseFilePages();
+    else if (timer === 'release-now' || timer === 'release-soon') this.releaseNow();
+    else this.settle();
   }
 
   private reportNewKills(): void {
@@ -181,22 +128,24 @@ export class MemoryGuard {
     this.killsReported = kills ?? this.killsReported;
     const limit = this.cgroup?.limitBytes;
     const of = limit ? ` (limit ${(limit / 2 ** 20).toFixed(0)} MiB)` : '';
-    this.log.warn(`the OOM killer ended a process in sexton's memory cgroup${of}; ${kills ?? '?'} OOM kill(s) so far`, { oomKills: kills });
+    this.log.warn(`the OOM killer ended a process in sexton's memory cgroup${of}; ${kills ?? '?'} OOM kill(s) so far`,
+      { oomKills: kills });
   }
 
   /**
    * Unmaps the file pages start-up faulted in (the node binary's code, 35 of sexton's 42 MiB
    * resident then) just before the spawn: an app that fills a small limit at once meets a PID 1
-   * of ~21 MiB instead of ~42, and the kernel takes a worker (issue 23; docs/operations.md has
+   * of ~21 MiB instead of ~42, and the kernel takes a worker (docs/operations.md has
    * the floor). ~3 ms of every start (bench/RESULTS.md). Nothing else is worth it here: a heap
    * compaction gives back 0.4 MiB for 7-11 ms, a malloc trim 0.1 MiB; the pages stay in the page
    * cache, so the code sexton runs next faults back in without I/O.
    */
   releaseBeforeSpawn(): void {
-    const started = process.hrtime.bigint();
+    const started = this.host.clock.monotonic();
     const bytes = this.native.releaseFilePages();
-    const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    this.log.debug(`gave back ${(bytes / 2 ** 20).toFixed(1)} MiB of file pages before the spawn in ${ms.toFixed(2)} ms`);
+    const ms = this.host.clock.monotonic() - started;
+    this.log.debug(
+      `gave back ${(bytes / 2 ** 20).toFixed(1)} MiB of file pages before the spawn in ${ms.toFixed(2)} ms`);
   }
 
   /** Gives back the memory sexton is not using (about 3 ms, 10-14 with a compaction: not on the start path). */
@@ -205,20 +154,20 @@ export class MemoryGuard {
     this.native.releaseFilePages();
     // Each status query or scrape leaves freed malloc memory (read buffers, the parser's)
     // resident in glibc's arenas, scattered so that free() alone returns none of it: RssAnon
-    // crept 0.2-0.3 MiB/min under a query every 10 s until trimmed (bench/RESULTS.md, issue 16).
+    // crept 0.2-0.3 MiB/min under a query every 10 s until trimmed (bench/RESULTS.md).
     this.native.trimMallocHeap();
   }
 
   /**
    * A status query or scrape leaves ~0.1 MiB of JS garbage; what survives a scavenge is only
    * freed by a full GC, which V8 defers until the heap is many times larger: RssAnon crept for
-   * an hour under a query every 10 s (bench/RESULTS.md, issue 16). A compaction costs 7-11 ms
+   * an hour under a query every 10 s (bench/RESULTS.md). A compaction costs 7-11 ms
    * of the JS thread (signals are forwarded by the addon meanwhile), so at most one a minute.
    * The first comes with the release once the exporters listen, ~130 ms after start: idle
    * RssAnon 6.3 MiB instead of 6.7 (measured); a TERM in those 10 ms waits for it.
    */
   private compactJsHeapNowAndThen(): void {
-    const now = Number(process.hrtime.bigint() / 1_000_000n);  // monotonic: a clock step must not stop it
+    const now = this.host.clock.monotonic();  // a clock step must not stop it
     if (now - this.lastCompaction < COMPACT_EVERY_MS) return;
     this.lastCompaction = now;
     this.native.compactJsHeap();
@@ -230,18 +179,14 @@ export class MemoryGuard {
    */
   afterAnswer(): void {
     this.answers++;
-    this.lastAnswer = monotonicMs();
-    if (!this.settleTimer) this.settleTimer = setTimeout(() => this.settle(), SETTLE_MS).unref();
+    this.lastAnswer = this.host.clock.monotonic();
+    this.timers.start('settle', SETTLE_MS);
   }
 
   private settle(): void {
-    const quietFor = monotonicMs() - this.lastAnswer;
-    if (quietFor < SETTLE_MS) {
-      this.settleTimer = setTimeout(() => this.settle(), SETTLE_MS - quietFor).unref();
-      return;
-    }
-    this.settleTimer = undefined;
-    const now = monotonicMs();
+    const now = this.host.clock.monotonic();
+    const quietFor = now - this.lastAnswer;
+    if (quietFor < SETTLE_MS) return this.timers.start('settle', SETTLE_MS - quietFor);
     if (compactionDue(this.answers, now - this.lastCompaction)) {
       this.lastCompaction = now;
       this.native.compactJsHeap();
@@ -253,11 +198,6 @@ export class MemoryGuard {
 
   /** Gives back file pages faulted in by recent work, once things are quiet for a moment. */
   releaseSoon(): void {
-    if (this.releaseTimer) return;
-    this.releaseTimer = setTimeout(() => {
-      this.releaseTimer = undefined;
-      this.releaseNow();
-    }, RELEASE_DELAY_MS);
-    this.releaseTimer.unref();
+    this.timers.start('release-soon', RELEASE_DELAY_MS);
   }
 }

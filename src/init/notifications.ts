@@ -1,5 +1,5 @@
 // The app's sd_notify datagrams (--ready-when notify): the socket the child inherits, and each
-// datagram judged and applied to readiness: who sent it (the main child's tree, or a stranger
+// datagram judged, as the lifecycle's inputs: who sent it (the main child's tree, or a stranger
 // sharing the pod's network namespace), whether it fits, what it says.
 import { notifySocketAddress } from '../config/addresses';
 import { Datagram, Native, StartError } from '../platform/native';
@@ -8,7 +8,7 @@ import { errnoName } from '../platform/os-constants';
 import { readProcess } from '../platform/procfs';
 import { quote } from '../config/quote';
 import { parseNotification, Rejection } from './sd-notify';
-import type { Readiness } from './readiness';
+import type { Input } from './lifecycle';
 
 /** Datagrams read per turn of the event loop; more wait for the next (the socket is level-triggered). */
 export const DATAGRAMS_PER_TURN = 64;
@@ -19,7 +19,8 @@ const MAX_DEPTH = 64;
  * Whether pid is the main child or below it. A sender already gone (systemd-notify exits at once)
  * was seen in sexton's PID namespace, so it is one of the container's: it passes.
  */
-export function inMainTree(pid: number, mainPid: number, procTrusted: boolean, read = readProcess): boolean {
+export function inMainTree(pid: number, mainPid: number, procTrusted: boolean,
+  read: (pid: number) => ReturnType<typeof readProcess> = readProcess): boolean {
   if (pid === mainPid) return true;
   if (!procTrusted || pid <= 1) return false;
   let at = read(pid);
@@ -35,49 +36,43 @@ export function inMainTree(pid: number, mainPid: number, procTrusted: boolean, r
 export class Notifications {
   private readonly warned = new Set<Rejection | 'ready'>();
 
-  constructor(private readonly native: Native, private readonly readiness: Readiness, private readonly log: Logger, private readonly procTrusted: boolean) {}
+  constructor(private readonly native: Native, private readonly log: Logger, private readonly procTrusted: boolean,
+    private readonly procRoot: string) {}
 
   /** NOTIFY_SOCKET in the environment the child inherits; before the spawn, so a failure is a StartError. */
   open(): void {
     const address = notifySocketAddress();
     const errno = this.native.openNotifySocket(address);
     if (errno !== 0) throw new StartError(`cannot open the sd_notify socket ${address} (${errnoName(errno)})`);
-    if (process.env.NOTIFY_SOCKET) this.log.debug(`NOTIFY_SOCKET ${quote(process.env.NOTIFY_SOCKET)} is replaced by sexton's own for the child`);
+    if (process.env.NOTIFY_SOCKET) this.log.debug(
+      `NOTIFY_SOCKET ${quote(process.env.NOTIFY_SOCKET)} is replaced by sexton's own for the child`);
     process.env.NOTIFY_SOCKET = address;
   }
 
-  /** Reads what is waiting on the socket (a turn's worth) and applies it. */
-  receiveWaiting(mainPid: number): void {
+  /** What is waiting on the socket (a turn's worth), judged: the lifecycle's inputs. */
+  receiveWaiting(mainPid: number): Input[] {
     const datagrams = this.native.receiveNotifications(DATAGRAMS_PER_TURN);
-    if (typeof datagrams === 'number') this.log.error(`sd_notify: receive failed (${errnoName(datagrams)})`);
-    else this.receive(datagrams, mainPid);
+    if (typeof datagrams !== 'number') return datagrams.flatMap((d) => this.judge(d, mainPid));
+    this.log.error(`sd_notify: receive failed (${errnoName(datagrams)})`);
+    return [];
   }
 
-  /** Judges and applies each datagram. */
-  receive(datagrams: Datagram[], mainPid: number): void {
-    for (const d of datagrams) {
-      const why = this.judge(d, mainPid);
-      if (typeof why === 'string') {
-        this.readiness.rejected(why);
-        const line = `sd_notify: ignored a ${why} datagram from ${d.pid === 0 ? 'outside the PID namespace' : `pid ${d.pid}`} (${d.length} bytes)`;
-        if (this.warned.has(why)) this.log.debug(line);
-        else this.log.warn(`${line}; more are counted, not logged`);
-        this.warned.add(why);
-        continue;
-      }
-      const wasReady = this.readiness.state().ready;
-      this.readiness.notified(why);
-      if (why.status !== undefined) this.log.debug(`sd_notify: STATUS=${quote(why.status)}`);
-      const ready = this.readiness.state().ready;
-      if (ready !== wasReady) this.log.info(ready ? 'the app is ready (READY=1)' : `the app is not ready: ${this.readiness.state().reason}`);
+  private judge(d: Datagram, mainPid: number): Input[] {
+    const out: Input[] = d.descriptors > 0 ? [
+      { kind: 'app-rejected', why: 'descriptors' }] : [];  // closed; the text still counts
+    const read = (pid: number) => readProcess(pid, this.procRoot);
+    const parsed = d.truncated ? 'oversized' : d.pid === 0 || !inMainTree(d.pid, mainPid, this.procTrusted,
+      read) ? 'foreign'
+      : parseNotification(d.text);
+    if (typeof parsed === 'object') {
+      if (parsed.status !== undefined) this.log.debug(`sd_notify: STATUS=${quote(parsed.status)}`);
+      return [...out, { kind: 'app-notified', notification: parsed }];
     }
-  }
-
-  private judge(d: Datagram, mainPid: number) {
-    if (d.descriptors > 0) this.readiness.rejected('descriptors');  // closed; the text still counts
-    if (d.truncated) return 'oversized' as const;
-    if (d.pid === 0 || !inMainTree(d.pid, mainPid, this.procTrusted)) return 'foreign' as const;
-    const parsed = parseNotification(d.text);
-    return parsed === 'malformed' ? 'malformed' as const : parsed;
+    const line = `sd_notify: ignored a ${parsed} datagram ` +
+      `from ${d.pid === 0 ? 'outside the PID namespace' : `pid ${d.pid}`} (${d.length} bytes)`;
+    if (this.warned.has(parsed)) this.log.debug(line);
+    else this.log.warn(`${line}; more are counted, not logged`);
+    this.warned.add(parsed);
+    return [...out, { kind: 'app-rejected', why: parsed }];
   }
 }

@@ -1,9 +1,11 @@
 // The processes sexton answers for, found through /proc and signalled without racing pid reuse.
 import { constants } from '../platform/os-constants';
 import type { Logger } from '../platform/log';
-import type { Native } from '../platform/native';
+import type { Host } from '../platform/host';
+import type { Timers } from './loop';
 import { internalErrorText } from './internal-error';
-import { agesSeconds, commandOf, describeState, descendantsOf, listProcesses, ProcessInfo, readProcess, ScanBudget, scanProcesses, ZombieGroup, zombiesByParent } from '../platform/procfs';
+import { agesSeconds, commandOf, describeState, descendantsOf, listProcesses, ProcessInfo, readProcess, ScanBudget,
+  scanProcesses, ZombieGroup, zombiesByParent } from '../platform/procfs';
 import { describeStuck, StuckDetail } from '../platform/unkillable';
 import { ZOMBIE_BLAME_MS, ZombieAges } from './zombie-ages';
 
@@ -18,7 +20,8 @@ export interface Unkillable {
 
 /** One line's worth: `state D uninterruptible, wchan X, syscall Y, SIGKILL pending, on nfs4 …`. */
 export function describeUnkillable(d: StuckDetail): string {
-  const parts = [`state ${describeState(d.state)}`, `wchan ${d.wchan ?? '?'}`, `syscall ${d.syscall ?? '?'}`, d.killPending ? 'SIGKILL pending' : 'no SIGKILL pending'];
+  const parts = [`state ${describeState(d.state)}`, `wchan ${d.wchan ?? '?'}`, `syscall ${d.syscall ?? '?'}`,
+    d.killPending ? 'SIGKILL pending' : 'no SIGKILL pending'];
   if (d.mount) parts.push(`${d.mount.via} on ${d.mount.fstype} ${d.mount.source} at ${d.mount.mountPoint}`);
   return parts.join(', ');
 }
@@ -43,19 +46,24 @@ export class ProcessTree {
   /** Processes (pid:start time) already sent SIGTERM. */
   private readonly terminated = new Set<string>();
 
-  /** scannable: /proc shows sexton's namespace; if not, the tree is treated as unseen. */
-  constructor(private readonly native: Native, readonly isInit: boolean, private readonly scannable = true) {}
+  /** Unless /proc shows sexton's namespace (host.procTrusted), the tree is treated as unseen. */
+  constructor(private readonly host: Host, private readonly timers: Timers) {}
 
   /** sexton's pid as /proc shows it (1 inside its own namespace). */
   get ownPid(): number {
-    return this.isInit ? 1 : process.pid;
+    return this.host.isInit ? 1 : this.host.pid;
+  }
+
+  private get proc(): string {
+    return this.host.procRoot;
   }
 
   /** Every process but sexton: the namespace as PID 1, else sexton's subtree. Ages zombies. */
   processes(): ProcessInfo[] {
-    if (!this.scannable) return [];
-    const found = this.isInit ? listProcesses().filter((p) => p.pid !== 1) : descendantsOf(process.pid);
-    this.zombieAges.look(found, Date.now());
+    if (!this.host.procTrusted) return [];
+    const all = listProcesses(this.proc);
+    const found = this.host.isInit ? all.filter((p) => p.pid !== 1) : descendantsOf(this.host.pid, all);
+    this.zombieAges.look(found, this.host.clock.now());
     return found;
   }
 
@@ -82,7 +90,7 @@ export class ProcessTree {
    * those known for ZOMBIE_BLAME_MS at least (zombie-ages.ts), from a list processes() made.
    */
   zombieParents(processes = this.processes()): ZombieGroup[] {
-    return zombiesByParent(this.zombieAges.withoutYoung(processes, Date.now()).kept, this.ownPid);
+    return zombiesByParent(this.zombieAges.withoutYoung(processes, this.host.clock.now()).kept, this.ownPid, this.proc);
   }
 
   /**
@@ -90,20 +98,22 @@ export class ProcessTree {
    * kept while /proc is walked. complete: false when the budget ran out first.
    */
   reportedZombies(budget: ScanBudget): { groups: ZombieGroup[]; complete: boolean } {
-    if (!this.scannable) return { groups: [], complete: true };
+    if (!this.host.procTrusted) return { groups: [], complete: true };
     // Zombies are aged by this look too (zombie-ages.ts); only a complete look may forget any.
-    const now = Date.now();
+    const now = this.host.clock.now();
+    const { pid, isInit } = this.host;
     const aged = (list: ProcessInfo[], complete: boolean) => {
       if (complete) this.zombieAges.look(list, now);
       return this.zombieAges.withoutYoung(list, now).kept;
     };
-    if (!this.isInit) {
-      const { kept, complete } = scanProcesses(() => true, budget);
-      return { groups: zombiesByParent(aged(descendantsOf(process.pid, kept), complete), process.pid), complete };
+    if (!isInit) {
+      const { kept, complete } = scanProcesses(() => true, budget, this.proc);
+      return { groups: zombiesByParent(aged(descendantsOf(pid, kept), complete), pid, this.proc), complete };
     }
-    const { kept, complete } = scanProcesses((p) => p.state === 'Z' && p.ppid !== 1, budget);
-    const parents = [...new Set(kept.map((z) => z.ppid))].map((pid) => readProcess(pid)).filter((p): p is ProcessInfo => p !== undefined);
-    return { groups: zombiesByParent(aged([...kept, ...parents], complete), 1), complete };
+    const { kept, complete } = scanProcesses((p) => p.state === 'Z' && p.ppid !== 1, budget, this.proc);
+    const parents = [...new Set(kept.map((z) => z.ppid))].map((ppid) => readProcess(ppid, this.proc))
+      .filter((p): p is ProcessInfo => p !== undefined);
+    return { groups: zombiesByParent(aged([...kept, ...parents], complete), 1, this.proc), complete };
   }
 
   /**
@@ -113,9 +123,9 @@ export class ProcessTree {
   outsiders(processes: ProcessInfo[], mainPid: number, limit = OUTSIDERS_SHOWN): { count: number; shown: Outsider[] } {
     const inTree = new Set([mainPid, ...descendantsOf(mainPid, processes).map((p) => p.pid)]);
     const outside = processes.filter((p) => !inTree.has(p.pid) && p.state !== 'Z' && p.pid !== this.ownPid);
-    const ages = agesSeconds(outside);
+    const ages = agesSeconds(outside, this.proc);
     const shown = outside.sort((a, b) => a.startTime - b.startTime).slice(0, limit)
-      .map((p) => ({ pid: p.pid, command: commandOf(p), ageSeconds: Math.round(ages.get(p.pid) ?? 0) }));
+      .map((p) => ({ pid: p.pid, command: commandOf(p, this.proc), ageSeconds: Math.round(ages.get(p.pid) ?? 0) }));
     return { count: outside.length, shown };
   }
 
@@ -124,23 +134,30 @@ export class ProcessTree {
    * init can reap them), leaving out those in `already`. `young`: zombies of live parents
    * known for less, to look at again once they are old enough.
    */
-  reportZombieParents(processes: ProcessInfo[], log: Logger, already: ZombieGroup[] = []): { groups: ZombieGroup[]; young: number } {
+  reportZombieParents(processes: ProcessInfo[], log: Logger, already: ZombieGroup[] = []): {
+    groups: ZombieGroup[]; young: number } {
     const groups = this.zombieParents(processes).filter((g) => !already.some((a) => a.pid === g.pid));
     for (const g of groups) {
-      log.warn(`pid ${g.pid} (${g.command}) holds ${g.zombies} zombie(s) it never waited for (held ${ZOMBIE_BLAME_MS} ms or more); no init can reap them while it lives`, { parent: g.pid, command: g.command, zombies: g.zombies });
+      log.warn(`pid ${g.pid} (${g.command}) holds ${g.zombies} zombie(s) it never waited for ` +
+        `(held ${ZOMBIE_BLAME_MS} ms or more); no init can reap them while it lives`, { parent: g.pid,
+          command: g.command, zombies: g.zombies });
     }
-    const young = this.zombieAges.withoutYoung(processes.filter((p) => p.ppid !== this.ownPid), Date.now()).young;
+    const young = this.zombieAges.withoutYoung(processes.filter((p) => p.ppid !== this.ownPid),
+      this.host.clock.now()).young;
     return { groups, young };
   }
 
   /**
    * Blames live parents for zombies held ZOMBIE_BLAME_MS (into heldZombies); younger ones are
-   * looked at again that much later, through `guard`, never delaying the stop.
+   * looked at again that much later (the 'zombie-relook' timer), never delaying the stop.
    */
-  blameZombieParents(processes: ProcessInfo[], log: Logger, guard: (look: () => void) => void, again = true): void {
+  blameZombieParents(processes: ProcessInfo[], log: Logger, again = true): void {
     const { groups, young } = this.reportZombieParents(processes, log, this.heldZombies);
     this.heldZombies = [...this.heldZombies, ...groups];
-    if (young > 0 && again) setTimeout(() => guard(() => this.blameZombieParents(this.processes(), log, guard, false)), ZOMBIE_BLAME_MS).unref();
+    if (young === 0 || !again) return;
+    // The later look covers an earlier one's young zombies too: it is they, older by then.
+    this.timers.cancel('zombie-relook');
+    this.timers.start('zombie-relook', ZOMBIE_BLAME_MS);
   }
 
   /** Logs what is left when the grace period ends; returns how many live processes are killed. */
@@ -148,11 +165,13 @@ export class ProcessTree {
     let live = 0;
     for (const p of this.processes()) {
       if (p.state === 'Z') {
-        log.warn(`grace period over: pid ${p.pid} (${p.name}) is a zombie held by live parent ${p.ppid}; reaped once its parent dies`, { pid: p.pid, command: p.name, state: p.state, parent: p.ppid });
+        log.warn(`grace period over: pid ${p.pid} (${p.name}) is a zombie held by live parent ${p.ppid}; reaped once ` +
+          `its parent dies`, { pid: p.pid, command: p.name, state: p.state, parent: p.ppid });
         continue;
       }
-      const command = commandOf(p);
-      log.warn(`grace period over: killing pid ${p.pid} (${command}), state ${describeState(p.state)}`, { pid: p.pid, command, state: p.state });
+      const command = commandOf(p, this.proc);
+      log.warn(`grace period over: killing pid ${p.pid} (${command}), state ${describeState(p.state)}`,
+        { pid: p.pid, command, state: p.state });
       live++;
     }
     return live;
@@ -164,9 +183,11 @@ export class ProcessTree {
    */
   reportUnkillable(log: Logger): Unkillable {
     const alive = this.processes().filter((p) => p.state !== 'Z' && p.state !== 'X');
-    const named = alive.slice(0, MAX_UNKILLABLE_NAMED).map((p) => describeStuck(p));
+    const named = alive.slice(0, MAX_UNKILLABLE_NAMED).map((p) => describeStuck(p, this.proc));
     for (const d of named) {
-      log.error(`could not kill pid ${d.pid} (${d.command}): ${describeUnkillable(d)}`, { pid: d.pid, command: d.command, state: d.state, wchan: d.wchan, syscall: d.syscall, killPending: d.killPending, mount: d.mount });
+      log.error(`could not kill pid ${d.pid} (${d.command}): ${describeUnkillable(d)}`,
+        { pid: d.pid, command: d.command, state: d.state, wchan: d.wchan, syscall: d.syscall,
+          killPending: d.killPending, mount: d.mount });
     }
     const more = alive.length - named.length;
     if (more > 0) log.error(`could not kill ${more} more process(es), not named`);
@@ -180,7 +201,7 @@ export class ProcessTree {
       const key = `${p.pid}:${p.startTime}`;
       if (this.terminated.has(key)) continue;
       this.terminated.add(key);
-      this.native.signalProcess(p.pid, SIGTERM, p.startTime);
+      this.host.native.signalProcess(p.pid, SIGTERM, p.startTime);
     }
   }
 
@@ -190,11 +211,12 @@ export class ProcessTree {
    * --pgroup, still gets it before the error goes on.
    */
   killAll(): void {
-    if (this.isInit) return void this.native.signalEveryProcess(SIGKILL);
+    const { native } = this.host;
+    if (this.host.isInit) return void native.signalEveryProcess(SIGKILL);
     try {
-      for (const p of this.processes()) this.native.signalProcess(p.pid, SIGKILL, p.startTime);
+      for (const p of this.processes()) native.signalProcess(p.pid, SIGKILL, p.startTime);
     } catch (error) {
-      this.native.signalMainChild(SIGKILL);
+      native.signalMainChild(SIGKILL);
       throw error;
     }
   }

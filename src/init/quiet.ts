@@ -1,11 +1,13 @@
 // When is a draining pod quiet? Pure policy over samples of its network namespace: what reached
 // the app between two samples, when traffic last came, and what came after the stop signal was
-// forwarded. The samples are taken in drain.ts; no clock, no kernel here.
+// forwarded. The samples are taken in drain.ts; no clock, no kernel here. The operator's lines
+// about a drain are report/stats.ts's.
 import type { TcpCounters } from '../platform/netns';
 import { TCP_LISTEN, TcpSocket } from '../platform/tcp-sockets';
 import type { DrainArrivals as Arrivals, DrainEndReason, DrainSnapshot as DrainReport } from '../report/stats';
 
 export type { Arrivals, DrainEndReason, DrainReport };
+export { describeDrain, describeLateArrivals } from '../report/stats';
 
 export interface TrafficSample {
   /** Milliseconds, on any one clock. */
@@ -27,10 +29,12 @@ export const anyArrivals = (a: Arrivals): boolean => a.connections > 0 || a.requ
  * appPorts: the ports the app listens (or listened) on, the inbound side of its connections;
  * ownPorts: sexton's own listeners, whose connections are not the app's traffic.
  */
-export function arrivalsBetween(before: TrafficSample, after: TrafficSample, appPorts: ReadonlySet<number>, ownPorts: ReadonlySet<number>): Arrivals | undefined {
+export function arrivalsBetween(before: TrafficSample, after: TrafficSample, appPorts: ReadonlySet<number>,
+  ownPorts: ReadonlySet<number>): Arrivals | undefined {
   if (!before.counters || !after.counters || !before.sockets || !after.sockets) return undefined;
   // Own connections still in a listener's accept queue are counted by the kernel, not yet by sexton.
-  const ownWaiting = (sockets: TcpSocket[]) => sockets.filter((s) => s.state === TCP_LISTEN && ownPorts.has(s.localPort)).reduce((n, s) => n + s.queued, 0);
+  const ownWaiting = (sockets: TcpSocket[]) => sockets.filter((s) => s.state === TCP_LISTEN
+    && ownPorts.has(s.localPort)).reduce((n, s) => n + s.queued, 0);
   const own = (after.ownAccepted + ownWaiting(after.sockets)) - (before.ownAccepted + ownWaiting(before.sockets));
   const connections = Math.max(0, after.counters.passiveOpens - before.counters.passiveOpens - own);
   const received = new Map(before.sockets.map((s) => [s.cookie, s.bytesReceived]));
@@ -44,7 +48,8 @@ export function arrivalsBetween(before: TrafficSample, after: TrafficSample, app
 
 /** Ports the app listens on in this sample, sexton's own left out. */
 export function listeningPorts(sample: TrafficSample, ownPorts: ReadonlySet<number>): number[] {
-  return (sample.sockets ?? []).filter((s) => s.state === TCP_LISTEN && !ownPorts.has(s.localPort)).map((s) => s.localPort);
+  return (sample.sockets ?? []).filter((s) => s.state === TCP_LISTEN && !ownPorts.has(s.localPort)).map(
+    (s) => s.localPort);
 }
 
 /** The quiet window's clock for one drain, started at the stop signal. */
@@ -65,7 +70,8 @@ export class QuietWindow {
   /** Takes what arrived up to `at` (undefined: unreadable); true once the window is quiet. */
   observe(arrivals: Arrivals | undefined, at: number): boolean {
     if (this.forwardedAt !== undefined) {
-      if (arrivals) this.late = { connections: this.late.connections + arrivals.connections, requests: this.late.requests + arrivals.requests, resets: this.late.resets + arrivals.resets };
+      if (arrivals) this.late = { connections: this.late.connections + arrivals.connections,
+        requests: this.late.requests + arrivals.requests, resets: this.late.resets + arrivals.resets };
       return false;
     }
     if (!arrivals) this.unread++;
@@ -97,25 +103,4 @@ export class QuietWindow {
       afterForward: { ...this.late },
     };
   }
-}
-
-/** The operator's line at the forward. */
-export function describeDrain(r: DrainReport): string {
-  const waited = `waited ${r.waitedSeconds?.toFixed(2) ?? '?'}s`;
-  const last = r.lastTrafficSeconds === null ? 'no traffic after the stop signal' : `last traffic ${r.lastTrafficSeconds.toFixed(2)}s after the stop signal`;
-  const why = {
-    quiet: `quiet for ${r.quietSeconds}s`,
-    cap: r.watch === 'blind' ? `the ${r.capSeconds}s cap (host network: quiet cannot be told)` : `cut short by the ${r.capSeconds}s cap: traffic had not stopped`,
-    'second-signal': 'cut short by a second stop signal',
-    'main-exited': 'the main child exited',
-  }[r.endedBy ?? 'cap'];
-  const unread = r.unreadSamples > 0 ? `; ${r.unreadSamples} sample(s) unreadable` : '';
-  return `drain: forwarding the stop signal, ${waited} (${why}); ${last}${unread}`;
-}
-
-/** The line at exit when something reached the app after the forward; undefined when nothing did. */
-export function describeLateArrivals(r: DrainReport): string | undefined {
-  const { connections, requests } = r.afterForward;
-  if (connections === 0 && requests === 0) return undefined;
-  return `drain: ${connections} connection(s) and ${requests} request(s) reached the app after the stop signal was forwarded: the balancer was still sending (raise --drain-delay or --drain-quiet)`;
 }

@@ -31,6 +31,8 @@ export function logSignalHandled(notice: Notice, target: string, log: Logger): v
   if (notice.action < 0) return;
   const as = notice.action === notice.signal ? '' : ` as ${signalName(notice.action)}`;
   if (notice.errno === 0) log.debug(`forwarded ${name}${as} to ${target}`);
-  else if (notice.errno === NO_CHILD_YET) log.debug(`${name} arrived with no child to forward it to (a child about to start gets it once it runs)`);
-  else if (notice.errno !== constants.errno.ESRCH) log.warn(`could not forward ${name}${as} to ${target}: ${errnoName(notice.errno)}`);
+  else if (notice.errno === NO_CHILD_YET) log.debug(
+    `${name} arrived with no child to forward it to (a child about to start gets it once it runs)`);
+  else if (notice.errno !== constants.errno.ESRCH) log.warn(
+    `could not forward ${name}${as} to ${target}: ${errnoName(notice.errno)}`);
 }

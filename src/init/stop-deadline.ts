@@ -27,7 +27,8 @@ export function stopDeadlineMilliseconds({ drainCap, grace }: DeadlineSettings):
 
 /** The line the addon writes when the deadline fires, formatted before anything can go wrong. */
 export function stopDeadlineMessage(stopSignalName: string, milliseconds: number): string {
-  return `stop deadline: ${milliseconds / 1000}s after ${stopSignalName} the stop sequence had not finished (sexton's JavaScript was blocked or failing): SIGKILL to every process left, exiting ${STOP_DEADLINE_EXIT}`;
+  return `stop deadline: ${milliseconds / 1000}s after ${stopSignalName} the stop sequence had not finished ` +
+    `(sexton's JavaScript was blocked or failing): SIGKILL to every process left, exiting ${STOP_DEADLINE_EXIT}`;
 }
 
 export interface DeadlineContext extends DeadlineSettings {
@@ -58,9 +59,11 @@ export function stopDeadlineFor(c: DeadlineContext): StopDeadline | undefined {
 }
 
 /** Tells the addon, before the spawn (Supervisor.start): the deadline exists from the stop signal on. */
-export function setStopDeadline(native: Native, options: Options, log: Logger, isInit: boolean, procTrusted: boolean): void {
+export function setStopDeadline(native: Native, options: Options, log: Logger, isInit: boolean,
+  procTrusted: boolean): void {
   const deadline = stopDeadlineFor({
-    stopSignal: options.stopSignal, stopSignalName: signalName(options.stopSignal), drainCap: options.drainDelay, grace: options.grace,
+    stopSignal: options.stopSignal, stopSignalName: signalName(
+      options.stopSignal), drainCap: options.drainDelay, grace: options.grace,
     isInit, childGroup: options.childSession !== CHILD_SESSION.sameGroup, procTrusted,
     format: (message, fields) => log.preformat(QUIET, message, fields),
   });

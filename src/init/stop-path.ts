@@ -3,7 +3,6 @@
 // the two ways it goes wrong are told apart: sexton started by a PID 1 that is no init (a shell
 // entrypoint that runs `sexton -- app` without exec) hears nothing unless that PID 1 forwards;
 // and sexton neither PID 1 nor a subreaper cannot reap its child's orphans.
-import { readFileSync } from 'node:fs';
 
 /** Inits that forward signals to their child: under them sexton hears the stop. */
 const FORWARDING_INITS = new Set(['tini', 'tini-static', 'dumb-init', 'catatonit', 'docker-init', 'sexton', 'node']);
@@ -23,18 +22,14 @@ export function stopPathWarnings(f: StopPathFacts): string[] {
   const out: string[] = [];
   const name = f.pid1Name?.trim();
   if (f.procTrusted && f.ppid === 1 && name && !FORWARDING_INITS.has(name)) {
-    out.push(`not PID 1: PID 1 here is '${name}', and a container runtime sends its stop signal to PID 1; unless '${name}' forwards it, sexton never hears the stop and the app is SIGKILLed at the runtime's timeout (make sexton the entrypoint, or exec it)`);
+    out.push(`not PID 1: PID 1 here is '${name}', and a container runtime sends its stop signal to PID 1; unless ` +
+      `'${name}' forwards it, sexton never hears the stop and the app is SIGKILLed at the runtime's timeout (make ` +
+        `sexton the entrypoint, or exec it)`);
   }
-  if (!f.subreaper) out.push(`not PID 1 and not a subreaper: zombie reaping won't work for orphans of the child (pid ${f.ppid}'s init reaps them, not sexton)`);
+  if (!f.subreaper) out.push(
+    `not PID 1 and not a subreaper: zombie reaping won't work for orphans of the child (pid ${f.ppid}'s init reaps ` +
+      `them, not sexton)`);
   return out;
-}
-
-export function readPid1Name(): string | undefined {
-  try {
-    return readFileSync('/proc/1/comm', 'latin1');
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -75,7 +70,9 @@ export function stopSignalWarning(f: StopSignalFacts): string | undefined {
   const stop = f.stopSignalName;
   const other = image !== undefined && image !== stop ? image : expected;
   if (other === undefined) return undefined;
-  const why = other === image ? `'${program}' images stop with ${image} (their STOPSIGNAL)` : `${other} is rewritten to ${stop}, as a stop would be`;
+  const why = other === image
+    ? `'${program}' images stop with ${image} (their STOPSIGNAL)`
+    : `${other} is rewritten to ${stop}, as a stop would be`;
   return "the container's stop signal cannot be seen from inside (an image's STOPSIGNAL and a pod's "
     + `lifecycle.stopSignal reach only the runtime), and ${why}: if the runtime sends ${other}, sexton only `
     + 'forwards it (no drain, /readyz stays ready, no grace period). Set SEXTON_STOP_SIGNAL to the '

@@ -22,7 +22,9 @@ export class StopSteps {
       // A log line or a retry is not worth another try; every other step is.
       if (action.kind !== 'log' && action.kind !== 'retry-failed-steps') this.failed.push(action);
       try {
-        this.log.error(`stop sequence: ${action.kind} failed (the next steps go on): ${internalErrorText(error, this.log.verbosity)}`);
+        this.log.error(
+          `stop sequence: ${action.kind} failed (the next steps go ` +
+            `on): ${internalErrorText(error, this.log.verbosity)}`);
       } catch {
         // the line is lost; the sequence is not
       }

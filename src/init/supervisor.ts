@@ -1,31 +1,34 @@
-// The supervisor: starts the main child and carries out the stop sequence that lifecycle.ts
-// decides. It turns native events into the lifecycle's inputs and its actions into signals,
-// timers, log lines and the exit.
+// The supervisor: the interpreter of the init's one loop. The reaper's events, the notifier's
+// notices, every timer and the listeners' answers come in as inputs (loop.ts), one at a time;
+// the lifecycle decides (lifecycle.ts), and the actions it returns are carried out here as
+// signals, timers, log lines and the exit. All it knows of the machine is the Host boot gave it.
 import { constants, errnoName } from '../platform/os-constants';
-import { Action, Lifecycle, Timer } from './lifecycle';
+import { Action, healthOf, Input, Lifecycle, Timer } from './lifecycle';
 import { commandCandidates, execFailure, rawArguments } from './command';
+import type { Host } from '../platform/host';
 import type { Logger } from '../platform/log';
 import { MemoryGuard } from './memory';
-import { Native, Notice, ReapEvent, StartError } from '../platform/native';
+import { Notice, ReapEvent, StartError } from '../platform/native';
 import { EXIT } from '../config/exit-codes';
 import type { Options } from '../config/options';
 import { ProcessTree } from './process-tree';
-import { readPid1Name, stopPathWarnings } from './stop-path';
-import { procShowsOwnNamespace, ProcessInfo } from '../platform/procfs';
+import { stopPathWarnings } from './stop-path';
+import type { ProcessInfo } from '../platform/procfs';
 import { quote } from '../config/quote';
 import { applySignalPolicy, listenOnlyForPolicy, logSignalHandled } from './signal-policy';
 import { signalName } from '../platform/signals';
-import { MainExit, ReapStats, summarize, toReapStats } from '../report/stats';
+import { summarize, toReapStats } from '../report/stats';
 import { exitStatus, leaks } from './exit-status';
 import { Exporters } from '../report/exporters';
+import type { HealthState } from '../report/exporters/health';
 import type { SupervisorHooks } from './supervisor-hooks';
 import { internalErrorText } from './internal-error';
 import { setStopDeadline } from './stop-deadline';
 import { StopSteps } from './stop-steps';
 import { TrafficDrain } from './drain';
-import { Readiness } from './readiness';
 import { Notifications } from './notifications';
 import { SnapshotSource } from './snapshot-source';
+import { Loop, TimerInput, TimerName } from './loop';
 
 const { SIGKILL } = constants.signals;
 /**
@@ -34,118 +37,138 @@ const { SIGKILL } = constants.signals;
  */
 const EXPORTERS_DELAY_MS = 100;
 
+/** What reaches the loop from outside: the addon's two threads, and the listeners' answers. */
+export type Event = { kind: 'reap'; event: ReapEvent } | { kind: 'notice'; notice: Notice } | { kind: 'answered' };
+
 export class Supervisor {
   private readonly lifecycle: Lifecycle;
-  private mainPid = 0;
-  private mainExit?: MainExit;
-  private readonly timers = new Map<Timer, NodeJS.Timeout>();
+  private readonly loop: Loop<Event>;
   /** The /proc scan of the step being carried out: one per step at most. */
   private scan?: ProcessInfo[];
-  /** Stop signals acted on so far; the native counter says how many arrived. */
-  private stopSignalsHandled = 0;
-  private survivorsKilled = 0;
   private readonly steps: StopSteps;
-  private readonly isInit = process.pid === 1;
-  /** Whether /proc shows sexton's own PID namespace: if not, nothing is scanned or named. */
-  private readonly procTrusted = procShowsOwnNamespace();
   private readonly tree: ProcessTree;
   private readonly memory: MemoryGuard;
   private readonly exporters: Exporters;
   /** With --drain-quiet: watches the traffic during a drain. */
   private readonly drain?: TrafficDrain;
-  private readonly readiness: Readiness;
   private readonly notifications: Notifications;
+  private readonly snapshots: SnapshotSource;
+  private statusSocket: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly options: Options,
     private readonly log: Logger,
-    private readonly native: Native,
+    private readonly host: Host,
     private readonly hooks: SupervisorHooks = {},
   ) {
-    this.tree = new ProcessTree(native, this.isInit, this.procTrusted);
-    this.lifecycle = new Lifecycle({
-      drainDelay: options.drainDelay, drainQuiet: options.drainQuiet, grace: options.grace, stopSignalName: signalName(options.stopSignal), isInit: this.isInit,
+    const { native, isInit, procTrusted, procRoot } = host;
+    const report = (error: unknown) => log.error(
+      `internal error (sexton keeps running): ${internalErrorText(error, log.verbosity)}`);
+    this.loop = new Loop<Event>(host.clock, (input) => this.handle(input), report);
+    this.tree = new ProcessTree(host, this.loop);
+    const { drainDelay, drainQuiet, grace, stopSignal } = options;
+    this.lifecycle = new Lifecycle({ drainDelay, drainQuiet, grace, stopSignalName: signalName(stopSignal), isInit });
+    this.memory = new MemoryGuard(host, log, options.childOomScoreAdj, this.loop);
+    this.notifications = new Notifications(native, log, procTrusted, procRoot);
+    const answered = () => this.loop.post({ kind: 'answered' });
+    this.exporters = new Exporters(options, () => this.snapshots.take(), log, native, answered, () => this.health());
+    this.drain = TrafficDrain.fromOptions(options, host, log, this.loop, this.exporters.own);
+    this.snapshots = new SnapshotSource({
+      options, host, log, tree: this.tree, memory: this.memory, drain: this.drain,
+      state: () => this.lifecycle.state, health: () => this.health(),
     });
-    this.memory = new MemoryGuard(native, log, options.childOomScoreAdj);
-    // The handler's counter, read by every /readyz: readiness drops the instant the stop signal
-    // arrives, before JS hears of it and whatever the drain delay.
-    const stop = options.stopSignal;
-    this.readiness = new Readiness(options.readyWhen, stop > 0 ? () => native.signalsReceived(stop) : () => 0);
-    this.notifications = new Notifications(native, this.readiness, log, this.procTrusted);
-    this.drain = TrafficDrain.fromOptions(options, native, log, () => this.guarded(() => this.step({ kind: 'traffic-quiet' })));
-    const snapshots = new SnapshotSource(
-      { options, native, log, tree: this.tree, memory: this.memory, readiness: this.readiness, drain: this.drain, isInit: this.isInit, procTrusted: this.procTrusted },
-      () => ({ phase: this.lifecycle.phase, mainPid: this.mainPid, mainExit: this.mainExit, survivorsKilled: this.survivorsKilled }),
-    );
-    this.exporters = new Exporters(options, () => snapshots.take(), log, native, () => this.memory.afterAnswer(), () => this.readiness.state());
     this.steps = new StopSteps((action) => this.act(action), log);
   }
 
-  /** Counts so far: reaped processes, orphans, signals by name. */
-  stats(): ReapStats {
-    return toReapStats(this.native.stats());
+  /**
+   * Readiness now. The stop signal's native counter, which the handler moves the instant the
+   * signal arrives: readiness drops before JS hears of it, whatever the drain delay.
+   */
+  health(): HealthState {
+    const stop = this.options.stopSignal;
+    return healthOf(this.lifecycle.state, this.options.readyWhen, stop > 0 ? this.host.native.signalsReceived(stop)
+      : 0);
   }
 
   start(): void {
-    const { native, options } = this;
+    const { options, host } = this;
+    const { native, isInit, procTrusted } = host;
     // Every thread sexton will ever have starts here, before the child: once the app fills the
     // pids limit, no new one could be made.
-    this.startThread('notifier', native.startNotifier((notice) => this.guarded(() => this.onNotice(notice))));
-    this.startThread('reaper', native.startReaper((event) => this.guarded(() => this.onReap(event))));
-    if (!this.procTrusted) {
+    this.startThread('notifier', native.startNotifier((notice) => this.loop.post({ kind: 'notice', notice })));
+    this.startThread('reaper', native.startReaper((event) => this.loop.post({ kind: 'reap', event })));
+    if (!procTrusted) {
       native.setProcTrusted(false);
-      this.log.warn("/proc does not show sexton's own PID namespace (mount one, e.g. unshare --mount-proc): sexton reaps and forwards signals, but scans and names no process");
+      this.log.warn(
+        "/proc does not show sexton's own PID namespace (mount one, e.g. unshare --mount-proc): sexton reaps and " +
+          "forwards signals, but scans and names no process");
     }
     applySignalPolicy(native, options);
-    setStopDeadline(native, options, this.log, this.isInit, this.procTrusted);
-    const subreaper = this.isInit || (this.options.subreaper && native.becomeSubreaper()) || native.isSubreaper();
-    stopPathWarnings({ isInit: this.isInit, subreaper, procTrusted: this.procTrusted, ppid: process.ppid, pid1Name: this.isInit ? undefined : readPid1Name() }).forEach((w) => this.log.warn(w));
+    setStopDeadline(native, options, this.log, isInit, procTrusted);
+    const subreaper = isInit || (options.subreaper && native.becomeSubreaper()) || native.isSubreaper();
+    stopPathWarnings({ isInit, subreaper, procTrusted, ppid: host.ppid, pid1Name: host.pid1Name }).forEach(
+      (w) => this.log.warn(w));
     this.memory.watch();
     if (options.readyWhen === 'notify') this.notifications.open();
 
     const [command] = options.command;
-    const argv = rawArguments(options.command, this.procTrusted);
+    const argv = rawArguments(options.command, procTrusted);
     const candidates = commandCandidates(argv[0]);
     const childOomScoreAdj = this.memory.childOomScoreAdj();  // from what sexton holds before it lets go
     this.memory.releaseBeforeSpawn();
     const result = native.spawn(argv, candidates, childOomScoreAdj, options.childSession);
-    if (result.forkErrno !== 0) this.fail(`cannot start ${quote(command)}: fork failed (${errnoName(result.forkErrno)})`, EXIT.cannotRun);
+    if (result.forkErrno !== 0) this.fail(
+      `cannot start ${quote(command)}: fork failed (${errnoName(result.forkErrno)})`, EXIT.cannotRun);
     if (result.execErrno !== 0) {
-      const failure = this.hooks.execFailure?.(command, result.execErrno) ?? execFailure(command, result.execErrno, candidates);
+      const failure = this.hooks.execFailure?.(command, result.execErrno) ?? execFailure(command, result.execErrno,
+        candidates);
       this.fail(failure.message, failure.exitCode);
     }
-    this.mainPid = result.pid;
     // The child runs. From here on the init may no longer bail: no error ends sexton, every one is
     // a line in the log, and the only ways out are the child's exit and the stop sequence.
-    this.step({ kind: 'started' });
-    this.readiness.started();
+    this.step({ kind: 'started', pid: result.pid });
     this.log.info(`started ${quote(options.command.join(' '))} as pid ${result.pid}`);
     listenOnlyForPolicy(native, options);
     this.catchUpOnStopSignals();  // one that came during start-up
     // The status socket now (binding a Unix socket costs ~0.5 ms; `sexton status` run at once
     // used to find nobody 8 times in 9), the rest once the child is on its way (see exporters/index.ts).
-    const statusSocket = this.exporters.startStatusSocket();
-    setTimeout(() => this.startExporters(statusSocket), EXPORTERS_DELAY_MS);
-  }
-
-  /** Node swallows an exception thrown in an addon's callback (a deprecation warning, once). */
-  private guarded(handle: () => void): void {
-    try {
-      handle();
-    } catch (error) {
-      this.log.error(`internal error (sexton keeps running): ${internalErrorText(error, this.log.verbosity)}`);
-    }
+    this.statusSocket = this.exporters.startStatusSocket();
+    this.loop.start('exporters', EXPORTERS_DELAY_MS, { keepAlive: true });
   }
 
   private startThread(name: string, errno: number): void {
-    if (errno !== 0) throw new StartError(`cannot start its ${name} thread (${errnoName(errno)}${errno === constants.errno.EAGAIN ? ': the pids limit or RLIMIT_NPROC leaves no room' : ''})`);
+    if (errno === 0) return;
+    const full = errno === constants.errno.EAGAIN ? ': the pids limit or RLIMIT_NPROC leaves no room' : '';
+    throw new StartError(`cannot start its ${name} thread (${errnoName(errno)}${full})`);
   }
 
-  private startExporters(statusSocket: Promise<void>): void {
+  /** The one handler of the loop's inputs. */
+  private handle(input: Event | TimerInput): void {
+    if (input.kind === 'reap') return this.onReap(input.event);
+    if (input.kind === 'notice') return this.onNotice(input.notice);
+    if (input.kind === 'answered') return this.memory.afterAnswer();
+    return this.onTimer(input.timer);
+  }
+
+  private onTimer(timer: TimerName): void {
+    switch (timer) {
+      case 'drain': return this.step({ kind: 'drain-over' });
+      case 'grace': return this.step({ kind: 'grace-over' });
+      case 'kill-check': return this.step({ kind: 'kill-check' });
+      case 'backstop': return this.step({ kind: 'backstop' });
+      case 'kill-repeat': return this.tree.killAll();
+      case 'exporters': return this.startExporters();
+      case 'zombie-relook': return this.tree.blameZombieParents(this.tree.processes(), this.log, false);
+      case 'drain-sample': return void (this.drain?.tick() && this.step({ kind: 'traffic-quiet' }));
+      default: return this.memory.onTimer(timer);
+    }
+  }
+
+  private startExporters(): void {
     // Zombies of live parents change without any counter moving: the stats file adds the shared
     // snapshot's count to this key. An OOM kill of a grandchild moves no counter of sexton's either.
     const listening = this.exporters.start(() => {
-      const c = this.native.stats();
+      const c = this.host.native.stats();
       return `${this.lifecycle.phase} ${c.reaped} ${c.received.reduce((a, b) => a + b, 0)} ${this.memory.oomKills()}`;
     });
     // The stop signal's first step is a /proc scan: its first run costs ~0.5 ms of Node's own
@@ -156,19 +179,25 @@ export class Supervisor {
     // 5.5 MiB this way, 11-14 MiB released before listening). Not on a timer (no wake-up when
     // idle), not at the spawn (a command over at once never pays its 3 ms). The child's
     // oom_score_adj, set at the spawn, is what protects sexton before this.
-    const release = () => setImmediate(() => this.memory.releaseNow());
-    void Promise.all([listening, statusSocket]).then(release, release);
+    const release = () => this.loop.start('release-now', 0, { soon: true });
+    void Promise.all([listening, this.statusSocket]).then(release, release);
   }
 
   private onNotice(notice: Notice): void {
-    if (notice.kind === 'oom') this.memory.onOomKill();
-    else if (notice.kind === 'notify') this.notifications.receiveWaiting(this.mainPid);
-    else if (notice.kind === 'lost') this.catchUpOnStopSignals();  // JS fell behind a flood
-    else this.onSignal(notice);
-  }
-
-  private onSignal(notice: Notice): void {
-    logSignalHandled(notice, this.options.pgroup ? `process group ${this.mainPid}` : `pid ${this.mainPid}`, this.log);
+    if (notice.kind === 'oom') return this.memory.onOomKill();
+    if (notice.kind === 'lost') return this.catchUpOnStopSignals();  // JS fell behind a flood
+    if (notice.kind === 'notify') {
+      for (const input of this.notifications.receiveWaiting(this.lifecycle.state.mainPid)) {
+        const was = this.health().ready;
+        this.step(input);
+        const now = this.health();
+        if (now.ready !== was) this.log.info(now.ready ? 'the app is ready (READY=1)'
+          : `the app is not ready: ${now.reason}`);
+      }
+      return;
+    }
+    const mainPid = this.lifecycle.state.mainPid;
+    logSignalHandled(notice, this.options.pgroup ? `process group ${mainPid}` : `pid ${mainPid}`, this.log);
     if (notice.signal === this.options.stopSignal) this.catchUpOnStopSignals();
   }
 
@@ -179,15 +208,11 @@ export class Supervisor {
    * between its kill and its notice while the child dies). Whoever comes first catches up.
    */
   private catchUpOnStopSignals(): void {
-    const arrived = this.native.stats().received[this.options.stopSignal];
-    while (this.stopSignalsHandled < arrived) {
-      this.stopSignalsHandled++;
-      this.step({ kind: 'stop-signal' });
-    }
+    this.step({ kind: 'stop-signals', arrived: this.host.native.stats().received[this.options.stopSignal] });
   }
 
   /** Feeds one input to the lifecycle and carries out what it decides (scan: /proc, if read already). */
-  private step(input: Parameters<Lifecycle['step']>[0], scan?: ProcessInfo[]): void {
+  private step(input: Input, scan?: ProcessInfo[]): void {
     this.scan = scan;
     for (const action of this.lifecycle.step(input)) this.steps.run(action);
   }
@@ -198,36 +223,39 @@ export class Supervisor {
   }
 
   private act(action: Action): void {
+    const { native } = this.host;
     switch (action.kind) {
       case 'log':
         return this.log[action.level](action.message);
       case 'report-zombie-parents':
-        return this.tree.blameZombieParents(this.processes(), this.log, (look) => this.guarded(look));
+        return this.tree.blameZombieParents(this.processes(), this.log);
       case 'forward-stop-signal': {
         const as = this.options.rewrites.get(this.options.stopSignal) ?? this.options.stopSignal;
-        if (as > 0) this.native.signalMainChild(as);
+        if (as > 0) native.signalMainChild(as);
         return;
       }
       case 'terminate-daemons': {
-        const daemons = this.tree.reparented(this.processes(), this.mainPid);
+        const daemons = this.tree.reparented(this.processes(), this.lifecycle.state.mainPid);
         if (daemons.length === 0) return;
-        this.log.info(`sending TERM to ${daemons.length} re-parented process(es): ${daemons.map((p) => p.pid).join(' ')}`);
+        this.log.info(
+          `sending TERM to ${daemons.length} re-parented process(es): ${daemons.map((p) => p.pid).join(' ')}`);
         return this.tree.terminate(daemons);
       }
       case 'terminate-leftovers':
         return this.tree.terminate(this.processes().filter((p) => p.state !== 'Z'));
       case 'terminate-unseen':
-        return void this.native.signalEveryProcess(constants.signals.SIGTERM);
+        return void native.signalEveryProcess(constants.signals.SIGTERM);
       case 'kill-survivors':
         try {
-          this.survivorsKilled += this.tree.reportSurvivors(this.log);
+          this.lifecycle.step({ kind: 'survivors-killed', count: this.tree.reportSurvivors(this.log) });
         } finally {
           this.tree.killAll();  // the kill never waits on the report
         }
         return;
       case 'retry-failed-steps':
         this.scan = undefined;  // read /proc afresh: descriptors may be back
-        return this.steps.retry((kinds) => this.log.warn(`received ${signalName(this.options.stopSignal)} again: retrying ${kinds}`));
+        return this.steps.retry((kinds) => this.log.warn(
+          `received ${signalName(this.options.stopSignal)} again: retrying ${kinds}`));
       case 'report-unkillable':
         this.tree.reportUnkillable(this.log);
         return this.exporters.changed();  // a scrape in the second before the exit must name them
@@ -238,62 +266,61 @@ export class Supervisor {
       case 'start-timer':
         return this.startTimer(action.timer, action.seconds);
       case 'cancel-timer':
-        return clearTimeout(this.timers.get(action.timer));
+        return this.loop.cancel(action.timer);
       case 'finish':
         return this.finish();
     }
   }
 
+  /** The kill round repeats until the tree is empty; the others fire once. Only grace and drain keep sexton alive. */
   private startTimer(timer: Timer, seconds: number): void {
-    const input = { drain: 'drain-over', grace: 'grace-over', 'kill-check': 'kill-check', backstop: 'backstop' } as const;
-    // The kill round repeats until the tree is empty; the others fire once.
-    const handle = timer === 'kill-repeat'
-      ? setInterval(() => this.guarded(() => this.tree.killAll()), seconds * 1000).unref()
-      : setTimeout(() => this.step({ kind: input[timer] }), seconds * 1000);
-    // These must not keep sexton alive on their own; the grace and drain timers do.
-    if (timer === 'backstop' || timer === 'kill-check') handle.unref();
-    this.timers.set(timer, handle);
+    this.loop.start(timer, seconds * 1000, { repeat: timer === 'kill-repeat', keepAlive: timer === 'grace'
+      || timer === 'drain' });
   }
 
   private onReap(event: ReapEvent): void {
     if (event.kind === 'orphan-reaped') return this.hooks.orphanReaped?.(event.pid, event.unreported);
     if (event.kind === 'no-children') return this.step({ kind: 'no-children' });
     this.catchUpOnStopSignals();  // a stop signal that killed it comes first, even if heard later
-    this.mainExit = { exitCode: event.exitCode, signal: event.signal };
-    this.readiness.mainExited();
     const how = event.signal ? `was killed by ${signalName(event.signal)}` : `exited with code ${event.exitCode}`;
     const oom = event.signal === SIGKILL && (this.memory.oomKills() ?? 0) > 0;
-    if (oom) this.log.warn(`main child (pid ${event.pid}) was killed by SIGKILL after an OOM kill in sexton's memory cgroup: most likely the OOM killer`);
+    if (oom) this.log.warn(
+      `main child (pid ${event.pid}) was killed by SIGKILL after an OOM kill in sexton's memory cgroup: most likely ` +
+        `the OOM killer`);
     else this.log.info(`main child (pid ${event.pid}) ${how}`);
     // tini and dumb-init leave as soon as the main child has: to the lifecycle, nothing is left.
     const lastChild = this.hooks.mainExited?.(event.pid) || event.lastChild;
     // Scanned only when something may be left and the lifecycle may act on it.
     const scan = !lastChild && this.lifecycle.phase !== 'killing' ? this.tree.processesOrUnseen(this.log) : [];
-    const leftovers = this.procTrusted && scan ? scan.filter((p) => p.state !== 'Z').length : 'unseen';
-    this.step({ kind: 'main-exited', lastChild, leftovers }, scan);
+    const leftovers = this.host.procTrusted && scan ? scan.filter((p) => p.state !== 'Z').length : 'unseen';
+    this.step({ kind: 'main-exited', lastChild, leftovers, exit: { exitCode: event.exitCode, signal: event.signal } },
+      scan);
   }
 
   private finish(): never {
-    const stats = this.stats();
+    const stats = toReapStats(this.host.native.stats());
+    const { mainExit, survivorsKilled } = this.lifecycle.state;
     const leaked = leaks(stats.orphansReaped, this.tree.heldZombies);
-    const { code, strictFailure } = exitStatus(this.mainExit, this.options, leaked);
+    const { code, strictFailure } = exitStatus(mainExit, this.options, leaked);
     try {  // the report and the stats file may fail (out of descriptors); the exit may not
       this.drain?.finish();
       if (strictFailure) this.log.error(`strict: ${leaked.join('; ')}`);
       // The final stats file first: whoever reads the exit line may read the file at once.
       this.exporters.close();
-      const noteworthy = this.lifecycle.shuttingDown || this.survivorsKilled > 0 || (stats.orphansReaped > 0 && !this.hooks.mainExited);
-      const killed = this.survivorsKilled ? `; killed ${this.survivorsKilled} survivor(s)` : '';
-      (noteworthy ? this.log.warn : this.log.info).call(this.log, `exiting with ${code}: ${summarize(stats)}${killed}`, { exitCode: code, ...stats });
+      const noteworthy = this.lifecycle.shuttingDown || survivorsKilled > 0 || (stats.orphansReaped > 0
+        && !this.hooks.mainExited);
+      const killed = survivorsKilled ? `; killed ${survivorsKilled} survivor(s)` : '';
+      const line = `exiting with ${code}: ${summarize(stats)}${killed}`;
+      (noteworthy ? this.log.warn : this.log.info).call(this.log, line, { exitCode: code, ...stats });
     } finally {
-      this.native.exit(code);
+      this.host.native.exit(code);
     }
   }
 
   private fail(message: string, exitCode: number): never {
     this.log.error(message);
-    this.mainExit = { exitCode, signal: 0 };
+    this.lifecycle.step({ kind: 'start-failed', exit: { exitCode, signal: 0 } });
     this.exporters.close();  // a CI job reads the stats file most when the command was broken
-    return this.native.exit(exitCode);
+    return this.host.native.exit(exitCode);
   }
 }

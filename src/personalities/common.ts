@@ -1,14 +1,23 @@
 // What the tini and dumb-init personalities share: the peer's behaviour is the default, and
 // sexton's extras are opt-in through their SEXTON_* variables.
 import * as path from 'node:path';
+import { OPTION_TABLE, variableOf } from '../config/option-table';
 import { OptionSyntaxError, Options, parseArgs, UsageError } from '../config/options';
 import { quote } from '../config/quote';
 
-/** sexton's extras a personality honours; its other SEXTON_* variables have peer flags instead. */
-export const EXTRAS = [
-  'SEXTON_GRACE', 'SEXTON_DRAIN_DELAY', 'SEXTON_STOP_SIGNAL', 'SEXTON_STATUS_SOCKET', 'SEXTON_METRICS',
-  'SEXTON_STATS_FILE', 'SEXTON_STRICT', 'SEXTON_LOG_FORMAT', 'SEXTON_CHILD_OOM_SCORE_ADJ',
-] as const;
+/** sexton's extras a personality honours, from the option table; its other variables are not read. */
+export const EXTRAS = OPTION_TABLE.filter((o) => o.peers === 'variable').map((o) => o.env as string);
+
+/**
+ * The one line for sexton's variables set in the environment that `name` does not read (the
+ * option table's `peers`), or undefined when there are none: set, they must not go unnoticed.
+ */
+export function unreadVariables(name: string, env: NodeJS.ProcessEnv): string | undefined {
+  const unread = OPTION_TABLE.filter((o) => o.env !== undefined && o.peers !== 'variable' && env[o.env] !== undefined);
+  if (unread.length === 0) return undefined;
+  const said = unread.map((o) => (o.peers === 'peer-flag' ? `${o.env} (${name} has its own flag)` : o.env)).join(', ');
+  return `not read as ${name}: ${said}; run as sexton for them`;
+}
 
 /** The last lines of both usage texts. */
 export const EXTRAS_NOTE = `sexton's own extras are off; each comes on with its variable (see sexton --help):
@@ -27,10 +36,10 @@ export function extrasOptions(sextonFlags: string[], command: string[], env: Nod
   const request = parseArgs([...sextonFlags, '--', ...command], extras);
   if (request.kind !== 'run') throw new Error(`unexpected ${request.kind}`);
   const options = request.options;
-  const stopSequence = ['SEXTON_GRACE', 'SEXTON_DRAIN_DELAY', 'SEXTON_STOP_SIGNAL'].some((name) => env[name] !== undefined);
+  const stopSequence = ['grace', 'drain-delay', 'stop-signal'].some((long) => env[variableOf(long)] !== undefined);
   // Signal 0 never arrives: without a stop sequence every signal is simply forwarded.
   if (!stopSequence) options.stopSignal = 0;
-  if (env.SEXTON_STATUS_SOCKET === undefined) options.statusSocket = [];
+  if (env[variableOf('status-socket')] === undefined) options.statusSocket = [];
   // dumb-init leaves the working directory for /: paths given relative must not move with it.
   if (options.statsFile !== undefined) options.statsFile = path.resolve(options.statsFile);
   options.statusSocket = options.statusSocket.map((socket) => path.resolve(socket));
@@ -39,7 +48,7 @@ export function extrasOptions(sextonFlags: string[], command: string[], env: Nod
 
 /** Without SEXTON_GRACE the peer's way: exit with the main child, leaving the rest to the kernel. */
 export function exitsWithMainChild(env: NodeJS.ProcessEnv): boolean {
-  return env.SEXTON_GRACE === undefined;
+  return env[variableOf('grace')] === undefined;
 }
 
 /** A word echoed in a peer-style message: as it is when printable, else quoted and escaped. */
@@ -54,7 +63,9 @@ export function getoptLine(name: string, error: UsageError): string {
   const { shown, problem } = error;
   const long = shown.startsWith('--');
   const option = quote(long ? shown : shown.slice(1));  // getopt quotes it too, unescaped
-  if (problem === 'unknown') return long ? `${name}: unrecognized option ${option}` : `${name}: invalid option -- ${option}`;
-  if (problem === 'needs-value') return long ? `${name}: option ${option} requires an argument` : `${name}: option requires an argument -- ${option}`;
+  if (problem === 'unknown') return long ? `${name}: unrecognized option ${option}` : `${name}: invalid option ` +
+    `-- ${option}`;
+  if (problem === 'needs-value') return long ? `${name}: option ${option} requires an argument` : `${name}: option ` +
+    `requires an argument -- ${option}`;
   return `${name}: option ${option} doesn't allow an argument`;
 }

@@ -10,7 +10,8 @@ export const PERSONALITIES = ['tini', 'dumb-init'] as const;
 export type PersonalityName = (typeof PERSONALITIES)[number];
 
 const baseName = (file: string | undefined) => (file ?? '').slice((file ?? '').lastIndexOf('/') + 1);
-export const isPersonality = (name: string): name is PersonalityName => (PERSONALITIES as readonly string[]).includes(name);
+export const isPersonality = (name: string): name is PersonalityName => (PERSONALITIES as readonly string[]).includes(
+  name);
 
 /**
  * The personality asked for: the name sexton was started as, else SEXTON_PERSONALITY (any
@@ -18,7 +19,8 @@ export const isPersonality = (name: string): name is PersonalityName => (PERSONA
  * (config/tools.ts) keeps its meaning under the variable; a link named tini runs `status` as
  * tini would, as its child.
  */
-export function requestedPersonality(argv: readonly string[], argv0: string, env: NodeJS.ProcessEnv): string | undefined {
+export function requestedPersonality(argv: readonly string[], argv0: string,
+  env: NodeJS.ProcessEnv): string | undefined {
   for (const name of [baseName(argv[1]), baseName(argv0)]) if (isPersonality(name)) return name;
   const wanted = env.SEXTON_PERSONALITY?.trim();
   if (!wanted || wanted === 'sexton') return undefined;

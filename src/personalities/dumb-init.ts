@@ -18,8 +18,10 @@ export const JOB_STOP_SIGNALS = [SIGTSTP, SIGTTIN, SIGTTOU];
 const MAX_SIGNAL = 31;
 
 export const DUMB_INIT_TABLE: readonly OptionSpec[] = [
-  { long: 'single-child', short: 'c', env: 'DUMB_INIT_SETSID', envValue: '0', help: ['no session of its own for the child; signals', 'go to the child only (default: its group)'] },
-  { long: 'rewrite', short: 'r', value: 's:r', help: ['forward signal number s as r; r=0 drops it', '(repeatable; s 1-31, r 0-31)'] },
+  { long: 'single-child', short: 'c', env: 'DUMB_INIT_SETSID', envValue: '0',
+    help: ['no session of its own for the child; signals', 'go to the child only (default: its group)'] },
+  { long: 'rewrite', short: 'r', value: 's:r',
+    help: ['forward signal number s as r; r=0 drops it', '(repeatable; s 1-31, r 0-31)'] },
   { long: 'verbose', short: 'v', env: 'DUMB_INIT_DEBUG', envValue: '1', help: ['say what happens, on stderr'] },
   { long: 'help', short: 'h', help: ['this text'] },
   { long: 'version', short: 'V', help: ['a dumb-init-style version line'] },
@@ -37,7 +39,8 @@ ${optionsUsage(DUMB_INIT_TABLE)}
 ${EXTRAS_NOTE}`;
 
 /** The short usage line for a bad -r, in sexton's words. */
-export const REWRITE_USAGE = `-r takes s:r, two signal numbers: s from 1 to ${MAX_SIGNAL}, r from 0 to ${MAX_SIGNAL} (0 drops the signal); repeatable`;
+export const REWRITE_USAGE = `-r takes s:r, two signal numbers: s from 1 to ${MAX_SIGNAL}, r from 0 ` +
+  `to ${MAX_SIGNAL} (0 drops the signal); repeatable`;
 
 export interface DumbInitExtra {
   /** The child leads a session of its own and signals go to its process group. */
@@ -49,7 +52,8 @@ export interface DumbInitExtra {
 function parseRewrite(text: string): [number, number] {
   const m = /^\s*(\d+):(\d+)\s*$/.exec(text);
   const [from, to] = m ? [Number(m[1]), Number(m[2])] : [0, -1];
-  if (from < 1 || from > MAX_SIGNAL || to < 0 || to > MAX_SIGNAL) throw new UsageError(`rewrite ${quote(text)}: ${REWRITE_USAGE}`);
+  if (from < 1 || from > MAX_SIGNAL || to < 0 || to > MAX_SIGNAL) throw new UsageError(
+    `rewrite ${quote(text)}: ${REWRITE_USAGE}`);
   return [from, to];
 }
 

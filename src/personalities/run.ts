@@ -5,7 +5,7 @@ import type { UsageError } from '../config/options';
 import { VERSION } from '../config/version';
 import type { StartRequest } from '../init/supervisor-hooks';
 import { DEBUG, Logger } from '../platform/log';
-import { exitsWithMainChild, getoptLine, shownWord } from './common';
+import { exitsWithMainChild, getoptLine, shownWord, unreadVariables } from './common';
 import { isPersonality, PersonalityName } from './detect';
 import { DUMB_INIT_USAGE, JOB_STOP_SIGNALS, parseDumbInit } from './dumb-init';
 import { LICENSE } from './license';
@@ -25,14 +25,20 @@ function tiniRequest(argv: string[], env: NodeJS.ProcessEnv): StartRequest {
     logger: (native) => {
       native.openLogSink(2);
       native.openLogSink(1);
-      return (log = new Logger(options.verbosity, options.logFormat, tiniSink((text, fd) => native.writeLog(text, fd)), tiniPrefix));
+      return (log = new Logger(options.verbosity, options.logFormat, tiniSink((text, fd) => native.writeLog(text, fd)),
+        tiniPrefix));
     },
-    prepare: (native) => native.setReportOrphans(extra.warnOnReap || extra.verbosity >= DEBUG),
+    prepare: (native, log) => {
+      const unread = unreadVariables('tini', env);
+      if (unread) log.warn(unread);
+      native.setReportOrphans(extra.warnOnReap || extra.verbosity >= DEBUG);
+    },
     hooks: {
       mainExited: () => (sigchld(), exitsWithMainChild(env)),
       orphanReaped: (pid, unreported) => {
         sigchld();
-        if (unreported > 0) log.warn(`${unreported} more zombie processes were reaped without a line each: the log fell behind the reaper`);
+        if (unreported > 0) log.warn(
+          `${unreported} more zombie processes were reaped without a line each: the log fell behind the reaper`);
         if (extra.warnOnReap) log.warn(`Reaped zombie process with pid=${pid}`);
         else log.debug(`reaped orphan pid ${pid}`);
       },
@@ -53,15 +59,20 @@ function dumbInitRequest(argv: string[], env: NodeJS.ProcessEnv): StartRequest {
     logger: (native) => {
       native.openLogSink(2);
       errorText = (errno) => native.errorText(errno);
-      return (log = new Logger(options.verbosity, options.logFormat, (text) => native.writeLog(text), () => '[dumb-init] '));
+      return (log = new Logger(options.verbosity, options.logFormat, (text) => native.writeLog(text),
+        () => '[dumb-init] '));
     },
     prepare: (native) => {
+      const unread = unreadVariables('dumb-init', env);
+      if (unread) log.warn(unread);
       for (const signal of JOB_STOP_SIGNALS) native.setStopSelfAfter(signal, true);
       if (!extra.setsid) return;
       // The child's session takes the terminal: sexton has to let go of it first.
       const { errno, signalsSelf } = native.detachControllingTerminal();
       if (errno !== 0) log.debug(`no controlling terminal to give up (${native.errorText(errno)})`);
-      else log.debug(`gave up the controlling terminal${signalsSelf ? ' (the SIGHUP and SIGCONT this sends sexton are not forwarded)' : ''}`);
+      else log.debug(
+        `gave up the controlling ` +
+          `terminal${signalsSelf ? ' (the SIGHUP and SIGCONT this sends sexton are not forwarded)' : ''}`);
     },
     hooks: {
       mainExited: (pid) => {
@@ -85,12 +96,14 @@ function dumbInitRequest(argv: string[], env: NodeJS.ProcessEnv): StartRequest {
 /** What a peer says about bad input: tini adds its usage, dumb-init a line or two. */
 function usageErrorText(name: PersonalityName, error: UsageError): string {
   if (name === 'tini') return `${getoptLine(name, error)}\n${TINI_USAGE}\n`;
-  if (/^no command given/.test(error.message)) return `${DUMB_INIT_USAGE.split('\n')[0]}\nSee dumb-init --help for the options.\n`;
+  if (/^no command given/.test(error.message)) return `${DUMB_INIT_USAGE.split('\n')[0]}\nSee dumb-init --help for ` +
+    `the options.\n`;
   return `${getoptLine(name, error)}\n`;
 }
 
 /** How the peer names itself and words bad input; undefined for a name that is no peer. */
-export function personalityVoice(name: string): { name: PersonalityName; usageError(error: UsageError): string; usageExit: number } | undefined {
+export function personalityVoice(name: string): {
+  name: PersonalityName; usageError(error: UsageError): string; usageExit: number } | undefined {
   if (!isPersonality(name)) return undefined;
   return { name, usageError: (error) => usageErrorText(name, error), usageExit: PEER_USAGE_EXIT };
 }

@@ -7,12 +7,16 @@ import { quote } from '../config/quote';
 import { EXTRAS_NOTE, extrasOptions, PersonalityRequest } from './common';
 
 export const TINI_TABLE: readonly OptionSpec[] = [
-  { long: 'subreaper', short: 's', shortOnly: true, env: 'TINI_SUBREAPER', envValue: '<any>', help: ['register as child subreaper (when not PID 1)'] },
-  { long: 'verbose', short: 'v', shortOnly: true, env: 'TINI_VERBOSITY', envValue: 'N', help: ['one level more of log lines (1 = warnings)'] },
+  { long: 'subreaper', short: 's', shortOnly: true, env: 'TINI_SUBREAPER', envValue: '<any>',
+    help: ['register as child subreaper (when not PID 1)'] },
+  { long: 'verbose', short: 'v', shortOnly: true, env: 'TINI_VERBOSITY', envValue: 'N',
+    help: ['one level more of log lines (1 = warnings)'] },
   { long: 'warn-on-reap', short: 'w', shortOnly: true, help: ['warn about each reaped process but the child'] },
-  { long: 'pgroup', short: 'g', shortOnly: true, env: 'TINI_KILL_PROCESS_GROUP', envValue: '<any>', help: ["forward signals to the child's process group"] },
+  { long: 'pgroup', short: 'g', shortOnly: true, env: 'TINI_KILL_PROCESS_GROUP', envValue: '<any>',
+    help: ["forward signals to the child's process group"] },
   { long: 'pdeath', short: 'p', shortOnly: true, value: 'SIGNAL', help: ['signal sexton gets when its parent dies'] },
-  { long: 'remap-exit', short: 'e', shortOnly: true, value: 'CODE', help: ['report child exit CODE as 0 (repeatable)'] },
+  { long: 'remap-exit', short: 'e', shortOnly: true, value: 'CODE',
+    help: ['report child exit CODE as 0 (repeatable)'] },
   { long: 'license', short: 'l', shortOnly: true, help: ["sexton's licence"] },
   { long: 'help', short: 'h', shortOnly: true, help: ['this text'] },
   { long: 'version', help: ['a tini-style version line'] },

@@ -79,7 +79,8 @@ export class Logger {
   private write(level: number, message: string, fields?: Fields): void {
     if (level > this.verbosity) return;
     if (this.unsaid > 0) {
-      const note = this.format_(DEFAULT, `${this.unsaid} log line(s) dropped: stderr was not taking them`, { droppedLines: this.unsaid });
+      const note = this.format_(DEFAULT, `${this.unsaid} log line(s) dropped: stderr was not taking them`,
+        { droppedLines: this.unsaid });
       if (!this.emit(note, DEFAULT)) return;
       this.unsaid = 0;
     }
@@ -120,7 +121,8 @@ export class Logger {
 export class EveryNowAndThen {
   private readonly kinds = new Map<string, { toldAt: number; since: number }>();
 
-  constructor(private readonly intervalMs: number, private readonly now = () => Number(process.hrtime.bigint() / 1_000_000n)) {}
+  constructor(private readonly intervalMs: number,
+    private readonly now = () => Number(process.hrtime.bigint() / 1_000_000n)) {}
 
   /** undefined: stay quiet; else how many of this kind came since the last line, this one included. */
   tell(kind: string): number | undefined {

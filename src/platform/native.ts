@@ -66,7 +66,8 @@ export function checkStopDeadline(d: StopDeadline): StopDeadline {
   if (!whole(d.signal, 1, 64)) throw new RangeError(`stop deadline: bad signal ${d.signal}`);
   if (!whole(d.milliseconds, 1, 2 ** 31 - 1)) throw new RangeError(`stop deadline: bad delay ${d.milliseconds} ms`);
   if (!whole(d.exitCode, 0, 255)) throw new RangeError(`stop deadline: bad exit code ${d.exitCode}`);
-  if (!d.line.endsWith('\n') || d.line.indexOf('\n') !== d.line.length - 1) throw new RangeError('stop deadline: the line must be one line');
+  if (!d.line.endsWith('\n') || d.line.indexOf('\n') !== d.line.length - 1) throw new RangeError(
+    'stop deadline: the line must be one line');
   return d;
 }
 
@@ -87,14 +88,15 @@ export interface NativeCounters {
 export const DROP = 0;
 export const NOTIFY_ONLY = -1;
 /** A notice's errno when there was no child to forward to: kept for the spawn, if still to come. */
-export const NO_CHILD_YET = -1;
+export const NO_CHILD_YET = -2;
 
 export interface Native {
   /**
    * Forks and execs `argv` (Buffers pass bytes unchanged), trying each candidate path in turn;
    * registers it with the reaper. The child sets its oom_score_adj first when one is given.
    */
-  spawn(argv: (string | Buffer)[], candidates: (string | Buffer)[], oomScoreAdj?: number, session?: ChildSession): SpawnResult;
+  spawn(argv: (string | Buffer)[], candidates: (string | Buffer)[], oomScoreAdj?: number,
+    session?: ChildSession): SpawnResult;
   /** Returns 0 or the errno of creating the thread. */
   startReaper(onEvent: (event: ReapEvent) => void): number;
   /** Returns 0 or the errno of creating the thread. */
@@ -107,7 +109,8 @@ export interface Native {
   setProcTrusted(trusted: boolean): void;
   /** Prepares non-blocking writes to fd; returns how (for the logs). */
   openLogSink(fd: number): string;
-  /** Bytes written to fd (2 by default, or 1 once opened), or -errno (-EAGAIN when the reader is not reading). Never blocks. */
+  /** Bytes written to fd (2 by default, or 1 once opened), or -errno (-EAGAIN when the reader is not reading). Never
+   * blocks. */
   writeLog(text: string, fd?: number): number;
   /** Unmaps clean file pages sexton is not using; returns the bytes of RSS released. */
   releaseFilePages(): number;
@@ -120,8 +123,10 @@ export interface Native {
   /** Posts an 'oom' notice on each OOM kill in the memory cgroup at dir; 0 or errno. */
   watchOomEvents(dir: string, v2: boolean): number;
   setForwardToGroup(group: boolean): void;
-  /** Once, before the spawn (the fields of a StopDeadline, checkStopDeadline first); a stop signal already counted arms it at once. */
-  setStopDeadline(signal: number, milliseconds: number, exitCode: number, line: string, killNamespace: boolean, childGroup: boolean, walkProc: boolean): void;
+  /** Once, before the spawn (the fields of a StopDeadline, checkStopDeadline first); a stop signal already counted
+   * arms it at once. */
+  setStopDeadline(signal: number, milliseconds: number, exitCode: number, line: string, killNamespace: boolean,
+    childGroup: boolean, walkProc: boolean): void;
   /** Returns 0 or the errno of the delivery. */
   signalMainChild(signal: number): number;
   /** kill(-1, signal); refused with EPERM unless sexton is PID 1. */
@@ -137,7 +142,8 @@ export interface Native {
   execSelf(argv: (string | Buffer)[], env: (string | Buffer)[]): number;
   exit(code: number): never;
   // For the tini and dumb-init personalities (src/personalities):
-  /** TIOCNOTTY; signalsSelf: sexton led the session and the foreground, so the kernel sends it a SIGHUP and a SIGCONT (never forwarded: sexton is their sender). */
+  /** TIOCNOTTY; signalsSelf: sexton led the session and the foreground, so the kernel sends it a SIGHUP and a SIGCONT
+   * (never forwarded: sexton is their sender). */
   detachControllingTerminal(): { errno: number; signalsSelf: boolean };
   /** After handling `signal`, SIGSTOP sexton itself (a no-op as PID 1). */
   setStopSelfAfter(signal: number, on: boolean): void;
@@ -167,7 +173,8 @@ export interface Native {
 export const NATIVE_FUNCTIONS = [
   'spawn', 'startReaper', 'startNotifier', 'installSignalHandlers', 'setSignalAction', 'setSignalNotify',
   'setProcTrusted', 'openLogSink', 'writeLog', 'releaseFilePages', 'trimMallocHeap', 'shareOneMallocArena',
-  'compactJsHeap', 'watchOomEvents', 'setForwardToGroup', 'setStopDeadline', 'signalMainChild', 'signalEveryProcess', 'signalProcess',
+  'compactJsHeap', 'watchOomEvents', 'setForwardToGroup', 'setStopDeadline', 'signalMainChild', 'signalEveryProcess',
+  'signalProcess',
   'stats', 'becomeSubreaper', 'isSubreaper', 'setParentDeathSignal', 'signalRange', 'execSelf', 'exit',
   'detachControllingTerminal', 'setStopSelfAfter', 'setReportOrphans', 'errorText', 'peerCredentials',
   'openNotifySocket', 'receiveNotifications', 'signalsReceived', 'tcpSockets',
@@ -239,7 +246,9 @@ function withNotifyAddress(addon: Native): Native {
       if (typeof address !== 'string') throw new TypeError('openNotifySocket: the address must be a string');
       const name = address.startsWith('@') ? `\0${address.slice(1)}` : address;
       if (name.length < 2 || Buffer.byteLength(name) > UNIX_PATH_MAX || name.indexOf('\0', 1) >= 0) {
-        throw new TypeError(`openNotifySocket: ${JSON.stringify(address)} is not a Unix socket address (1 to ${UNIX_PATH_MAX} bytes, no NUL)`);
+        throw new TypeError(
+          `openNotifySocket: ${JSON.stringify(address)} is not a Unix socket address (1 to ${UNIX_PATH_MAX} bytes, ` +
+            `no NUL)`);
       }
       return openNotifySocket.call(addon, name);
     },
@@ -263,7 +272,8 @@ export function loadNative(): Native {
       const addon = require(candidate) as Record<string, unknown>;
       // An addon from another build of sexton would fail later, at the first call it lacks.
       const missing = NATIVE_FUNCTIONS.filter((name) => typeof addon[name] !== 'function');
-      if (missing.length > 0) throw new Error(`it lacks ${missing.join(', ')}: it was built from another version of sexton`);
+      if (missing.length > 0) throw new Error(
+        `it lacks ${missing.join(', ')}: it was built from another version of sexton`);
       loaded = withNotifyAddress(addon as unknown as Native);
       return loaded;
     } catch (error) {

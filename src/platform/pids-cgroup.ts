@@ -20,21 +20,29 @@ function read(path: string): string | undefined {
 }
 
 /**
- * The pids cgroup's files, where readable: the path /proc/self/cgroup names, else the mount's
- * root (a container without a cgroup namespace sees its own cgroup there).
+ * Where a controller's files may be, in order: the path /proc/self/cgroup names, else the
+ * mount's root (a container without a cgroup namespace sees its own cgroup there). The one
+ * discovery of sexton's cgroups, for the pids budget and the memory cgroup alike.
  */
-export function readPidsBudget(root = '/sys/fs/cgroup', procRoot = '/proc'): PidsBudget | undefined {
+export function cgroupCandidates(controller: string, root = '/sys/fs/cgroup', procRoot = '/proc'): {
+  dir: string; v2: boolean }[] {
   const lines = (read(`${procRoot}/self/cgroup`) ?? '').split('\n');
-  const v1 = lines.find((l) => l.split(':')[1]?.split(',').includes('pids'));
+  const v1 = lines.find((l) => l.split(':')[1]?.split(',').includes(controller));
   const v2 = lines.find((l) => l.startsWith('0::'));
-  const candidates: [string, 1 | 2][] = [];
-  if (v1) candidates.push([`${root}/pids${v1.split(':')[2]}`, 1], [`${root}/pids`, 1]);
-  if (v2) candidates.push([`${root}${v2.slice(3)}`, 2], [root, 2]);
-  for (const [dir, version] of candidates) {
+  const out: { dir: string; v2: boolean }[] = [];
+  if (v1) out.push({ dir: `${root}/${controller}${v1.split(':')[2]}`, v2: false },
+    { dir: `${root}/${controller}`, v2: false });
+  if (v2) out.push({ dir: `${root}${v2.slice(3)}`, v2: true }, { dir: root, v2: true });
+  return out;
+}
+
+/** The pids cgroup's files, where readable. */
+export function readPidsBudget(root = '/sys/fs/cgroup', procRoot = '/proc'): PidsBudget | undefined {
+  for (const { dir, v2 } of cgroupCandidates('pids', root, procRoot)) {
     const current = read(`${dir}/pids.current`);
     const max = read(`${dir}/pids.max`);
     if (current === undefined || max === undefined || !/^\d+$/.test(current)) continue;
-    return { current: Number(current), max: /^\d+$/.test(max) ? Number(max) : null, version };
+    return { current: Number(current), max: /^\d+$/.test(max) ? Number(max) : null, version: v2 ? 2 : 1 };
   }
   return undefined;
 }

@@ -6,9 +6,9 @@ import { closeSync, opendirSync, openSync, readdirSync, readFileSync, readlinkSy
  * (`unshare --pid` without --mount-proc) shows the parent's processes: their pids mean other
  * processes here, and their command lines are other tenants' (secrets included).
  */
-export function procShowsOwnNamespace(procRoot = '/proc'): boolean {
+export function procShowsOwnNamespace(procRoot = '/proc', pid = process.pid): boolean {
   try {
-    return readlinkSync(`${procRoot}/self`) === String(process.pid);
+    return readlinkSync(`${procRoot}/self`) === String(pid);
   } catch {
     return false;
   }
@@ -81,20 +81,29 @@ function readStat(file: string): string {
   }
 }
 
+/**
+ * The one reader of a /proc/PID/stat line: its name (field 2), and field(n), n counted from 1
+ * as in proc(5). The name may hold spaces and parentheses: the fields start after its last ')'.
+ */
+export function parseStat(stat: string): { name: string; field(n: number): string } | undefined {
+  const open = stat.indexOf('(');
+  const close = stat.lastIndexOf(')');
+  if (open < 0 || close < open) return undefined;
+  const fields = stat.slice(close + 2).split(' ');
+  return { name: stat.slice(open + 1, close), field: (n) => fields[n - 3] ?? '' };
+}
+
 export function readProcess(pid: number, procRoot = '/proc'): ProcessInfo | undefined {
   try {
-    const stat = readStat(`${procRoot}/${pid}/stat`);
-    const open = stat.indexOf('(');
-    const close = stat.lastIndexOf(')');
-    const fields = stat.slice(close + 2).split(' ');
-    if (open < 0 || close < open || !/^\d+$/.test(fields[1] ?? '')) return undefined;  // not a stat file
+    const stat = parseStat(readStat(`${procRoot}/${pid}/stat`));
+    if (!stat || !/^\d+$/.test(stat.field(4))) return undefined;  // not a stat file
     return {
       pid,
-      ppid: Number(fields[1]),
-      state: fields[0],
-      name: stat.slice(open + 1, close),
-      startTime: Number(fields[19]),
-      killPending: (Number(fields[28]) & (1 << 8)) !== 0,
+      ppid: Number(stat.field(4)),
+      state: stat.field(3),
+      name: stat.name,
+      startTime: Number(stat.field(22)),
+      killPending: (Number(stat.field(31)) & (1 << 8)) !== 0,
     };
   } catch {
     return undefined;
@@ -142,7 +151,8 @@ export interface ScanBudget {
  * those kept, not for every process), stopping after budget.entries processes or budget.ms.
  * complete: whether every entry was read.
  */
-export function scanProcesses(keep: (p: ProcessInfo) => boolean, budget: ScanBudget, procRoot = '/proc'): { kept: ProcessInfo[]; complete: boolean } {
+export function scanProcesses(keep: (p: ProcessInfo) => boolean, budget: ScanBudget, procRoot = '/proc'): {
+  kept: ProcessInfo[]; complete: boolean } {
   const kept: ProcessInfo[] = [];
   const deadline = process.hrtime.bigint() + BigInt(Math.round(budget.ms * 1e6));
   const dir = opendirSync(procRoot);
@@ -150,7 +160,8 @@ export function scanProcesses(keep: (p: ProcessInfo) => boolean, budget: ScanBud
   try {
     for (let entry = dir.readSync(); entry; entry = dir.readSync()) {
       if (!/^\d+$/.test(entry.name)) continue;
-      if (read >= budget.entries || (read % 64 === 63 && process.hrtime.bigint() > deadline)) return { kept, complete: false };
+      if (read >= budget.entries || (read % 64 === 63 && process.hrtime.bigint() > deadline)) return { kept,
+        complete: false };
       read++;
       const info = readProcess(Number(entry.name), procRoot);
       if (info && keep(info)) kept.push(info);
@@ -189,8 +200,8 @@ export interface ZombieGroup {
   oldestAgeSeconds: number;
 }
 
-/** USER_HZ: the unit of /proc's start times, 100 on every Linux architecture. */
-const TICKS_PER_SECOND = 100;
+/** USER_HZ: the unit of /proc's clock ticks, 100 on every Linux architecture's user ABI. */
+export const TICKS_PER_SECOND = 100;
 
 function uptimeSeconds(procRoot: string): number {
   return Number(readFileSync(`${procRoot}/uptime`, 'latin1').split(' ')[0]);

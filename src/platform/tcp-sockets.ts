@@ -20,8 +20,10 @@ const TCP_SOCKET_FIELDS = 5;
 export const TCP_SOCKET_LIMIT = 2 ** 20;
 
 /** The namespace's TCP sockets (at most `limit`), or the errno of the dump. */
-export function tcpSockets(native: Pick<Native, 'tcpSockets'>, limit: number): { sockets: TcpSocket[]; truncated: boolean } | number {
-  if (!Number.isInteger(limit) || limit < 1 || limit > TCP_SOCKET_LIMIT) throw new TypeError(`tcpSockets: limit ${limit} is not a whole number from 1 to ${TCP_SOCKET_LIMIT}`);
+export function tcpSockets(native: Pick<Native, 'tcpSockets'>, limit: number): {
+  sockets: TcpSocket[]; truncated: boolean } | number {
+  if (!Number.isInteger(limit) || limit < 1 || limit > TCP_SOCKET_LIMIT) throw new TypeError(
+    `tcpSockets: limit ${limit} is not a whole number from 1 to ${TCP_SOCKET_LIMIT}`);
   const result = native.tcpSockets(limit);
   if (typeof result === 'number') return result;
   const sockets: TcpSocket[] = [];

@@ -82,7 +82,8 @@ interface Mount {
   source: string;
 }
 
-const unescape = (text: string) => text.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
+const unescape = (text: string) =>
+  text.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
 
 /** /proc/PID/mountinfo: `id parent maj:min root mountpoint options [optional…] - fstype source super`. */
 export function parseMountinfo(text: string): Mount[] {
@@ -91,7 +92,8 @@ export function parseMountinfo(text: string): Mount[] {
     const fields = line.split(' ');
     const dash = fields.indexOf('-', 6);
     if (dash < 0 || fields.length < dash + 3) continue;
-    out.push({ id: fields[0], mountPoint: unescape(fields[4]), fstype: fields[dash + 1], source: unescape(fields[dash + 2]) });
+    out.push({ id: fields[0], mountPoint: unescape(fields[4]), fstype: fields[dash + 1],
+      source: unescape(fields[dash + 2]) });
   }
   return out;
 }

@@ -13,6 +13,9 @@ import { VERSION } from '../config/version';
 export const REPORT_SCAN_BUDGET: ScanBudget = { entries: 32_768, ms: 100 };
 
 export interface SnapshotInput {
+  /** sexton's own pid, and the wall clock now. */
+  pid: number;
+  now: number;
   role: StatsSnapshot['role'];
   startedAt: number;
   phase: string;
@@ -37,9 +40,9 @@ export function buildSnapshot(i: SnapshotInput): StatsSnapshot {
   const exit = i.mainExit;
   return {
     version: VERSION,
-    pid: process.pid,
+    pid: i.pid,
     role: i.role,
-    uptimeSeconds: (Date.now() - i.startedAt) / 1000,
+    uptimeSeconds: (i.now - i.startedAt) / 1000,
     phase: i.phase,
     mainChild: {
       pid: i.mainPid,

@@ -111,10 +111,12 @@ export interface DrainSnapshot {
 export function formatDrain(d: DrainSnapshot): string {
   const watch = d.watch === 'blind' ? ', host network: the cap decides' : '';
   const head = `quiet ${d.quietSeconds}s, cap ${d.capSeconds}s${watch}`;
-  const last = d.lastTrafficSeconds === null ? 'no traffic after the stop signal' : `last traffic at +${d.lastTrafficSeconds}s`;
+  const last = d.lastTrafficSeconds === null ? 'no traffic after the stop signal' : `last traffic at ` +
+    `+${d.lastTrafficSeconds}s`;
   if (d.waitedSeconds === null) return `${head}; waiting, ${last}`;
   const late = d.afterForward;
-  return `${head}; forwarded at +${d.waitedSeconds}s (${d.endedBy}), ${last}; after it: ${late.connections} connections, ${late.requests} requests, ${late.resets} resets`;
+  return `${head}; forwarded at +${d.waitedSeconds}s (${d.endedBy}), ${last}; after ` +
+    `it: ${late.connections} connections, ${late.requests} requests, ${late.resets} resets`;
 }
 
 function byName(counts: number[]): Record<string, number> {
@@ -154,7 +156,8 @@ export function summarize(stats: ReapStats): string {
   const named = topCommands(stats.orphansByCommand).map(([c, n]) => `${c}×${n}`);
   const top = [...named, ...(stats.orphansUnnamed > 0 ? [`${stats.orphansUnnamed} unnamed`] : [])].join(' ');
   const orphans = top ? `${stats.orphansReaped} orphans: ${top}` : `${stats.orphansReaped} orphans`;
-  const dropped = Object.keys(stats.signals.dropped).length > 0 ? `; dropped ${describeCounts(stats.signals.dropped)}` : '';
+  const dropped = Object.keys(
+    stats.signals.dropped).length > 0 ? `; dropped ${describeCounts(stats.signals.dropped)}` : '';
   return `reaped ${stats.reaped} (${orphans}); forwarded ${describeCounts(stats.signals.forwarded)}${dropped}`;
 }
 
@@ -174,7 +177,8 @@ export function formatStatus(s: StatsSnapshot): string {
     ['main child', child],
     ['reaped', `${s.reaped} (${s.orphansReaped} orphans)`],
     ['orphans by command', topCommands(s.orphansByCommand).map(([c, n]) => `${c} ${n}`).join(', ') || 'none'],
-    ['orphans unnamed', `${s.orphansUnnamed}${s.orphansUnnamed > 0 ? ' (reaped in a storm faster than they could be named)' : ''}`],
+    ['orphans unnamed',
+      `${s.orphansUnnamed}${s.orphansUnnamed > 0 ? ' (reaped in a storm faster than they could be named)' : ''}`],
     ['signals received', describeCounts(s.signals.received, ' ')],
     ['signals forwarded', describeCounts(s.signals.forwarded, ' ')],
     ['signals dropped', describeCounts(s.signals.dropped, ' ')],
@@ -184,22 +188,30 @@ export function formatStatus(s: StatsSnapshot): string {
     ['log lines dropped', String(s.logLinesDropped)],
     ...(s.drain ? [['drain', formatDrain(s.drain)] as [string, string]] : []),
     ['ready', `${s.health.ready ? 'yes' : 'no'}: ${s.health.reason} (--ready-when ${s.health.readyWhen})`],
-    ...(s.health.readyWhen === 'notify' ? [['sd_notify datagrams', describeNotifications(s.health.notifications)] as [string, string]] : []),
-    ...(s.unkillableCount > 0 ? [['could not kill', `${s.unkillableCount} (still alive after SIGKILL)`] as [string, string]] : []),
+    ...(s.health.readyWhen === 'notify' ? [['sd_notify datagrams', describeNotifications(s.health.notifications)] as [
+      string, string]] : []),
+    ...(s.unkillableCount > 0 ? [['could not kill', `${s.unkillableCount} (still alive after SIGKILL)`] as [string,
+      string]] : []),
   ];
   const { pids, outsiders } = s.budget;
-  rows.push(['pids', pids ? `${pids.current} of ${pids.max ?? 'no limit'} (cgroup v${pids.version}; every task counts, zombies too)` : 'unknown (no pids cgroup readable)']);
-  rows.push(['not the main child\'s', outsiders.count === 0 ? 'none' : `${outsiders.count} process(es) (exec sessions, probe leftovers): the stop sequence ends them too`]);
+  rows.push(['pids', pids
+    ? `${pids.current} of ${pids.max ?? 'no limit'} (cgroup v${pids.version}; every task counts, zombies ` +
+      `too)` : 'unknown (no pids cgroup readable)']);
+  rows.push(['not the main child\'s', outsiders.count === 0 ? 'none'
+    : `${outsiders.count} process(es) (exec sessions, probe leftovers): the stop sequence ends them too`]);
   const width = Math.max(...rows.map(([k]) => k.length));
   const lines = rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`);
   for (const z of s.zombies) {
     lines.push(`  held by pid ${z.pid} (${z.command}): ${z.zombies}, oldest ${z.oldestAgeSeconds.toFixed(0)} s`);
   }
-  for (const o of outsiders.shown) lines.push(`  ! pid ${o.pid} (${o.command}), up ${o.ageSeconds} s, outside the main child's tree`);
+  for (const o of outsiders.shown) lines.push(
+    `  ! pid ${o.pid} (${o.command}), up ${o.ageSeconds} s, outside the main child's tree`);
   if (outsiders.count > outsiders.shown.length) lines.push(`  ! and ${outsiders.count - outsiders.shown.length} more`);
   for (const u of s.unkillable) {
     const on = u.mount ? `, ${u.mount.via} on ${u.mount.fstype} ${u.mount.source} at ${u.mount.mountPoint}` : '';
-    lines.push(`  could not kill pid ${u.pid} (${u.command}): state ${u.state}, wchan ${u.wchan ?? '?'}, syscall ${u.syscall ?? '?'}${u.killPending ? ', SIGKILL pending' : ''}${on}`);
+    lines.push(
+      `  could not kill pid ${u.pid} (${u.command}): state ${u.state}, wchan ${u.wchan ?? '?'}, ` +
+        `syscall ${u.syscall ?? '?'}${u.killPending ? ', SIGKILL pending' : ''}${on}`);
   }
   return `${lines.join('\n')}\n`;
 }
@@ -209,4 +221,30 @@ export interface MainExit {
   exitCode: number;
   /** Non-zero when the child was killed by this signal. */
   signal: number;
+}
+
+/** The operator's line when a drain that watched traffic forwards the stop signal. */
+export function describeDrain(r: DrainSnapshot): string {
+  const waited = `waited ${r.waitedSeconds?.toFixed(2) ?? '?'}s`;
+  const last = r.lastTrafficSeconds === null
+    ? 'no traffic after the stop signal'
+    : `last traffic ${r.lastTrafficSeconds.toFixed(2)}s after the stop signal`;
+  const why = {
+    quiet: `quiet for ${r.quietSeconds}s`,
+    cap: r.watch === 'blind'
+      ? `the ${r.capSeconds}s cap (host network: quiet cannot be told)`
+      : `cut short by the ${r.capSeconds}s cap: traffic had not stopped`,
+    'second-signal': 'cut short by a second stop signal',
+    'main-exited': 'the main child exited',
+  }[r.endedBy ?? 'cap'];
+  const unread = r.unreadSamples > 0 ? `; ${r.unreadSamples} sample(s) unreadable` : '';
+  return `drain: forwarding the stop signal, ${waited} (${why}); ${last}${unread}`;
+}
+
+/** The line at exit when something reached the app after the forward; undefined when nothing did. */
+export function describeLateArrivals(r: DrainSnapshot): string | undefined {
+  const { connections, requests } = r.afterForward;
+  if (connections === 0 && requests === 0) return undefined;
+  return `drain: ${connections} connection(s) and ${requests} request(s) reached the app after the stop signal `
+    + 'was forwarded: the balancer was still sending (raise --drain-delay or --drain-quiet)';
 }

@@ -52,7 +52,8 @@ function ask(address: string, expectedPid: number): Promise<StatsSnapshot> {
     let distrusted: string | undefined;
     const socket = net.createConnection(socketAddress(address), () => {
       distrusted = distrust(socket, expectedPid);
-      if (distrusted) socket.destroy(new StatusError(`the process answering on ${address} is not trusted: ${distrusted}`, STATUS_EXIT.refused));
+      if (distrusted) socket.destroy(new StatusError(
+        `the process answering on ${address} is not trusted: ${distrusted}`, STATUS_EXIT.refused));
     });
     socket.setTimeout(TIMEOUT_MS, () => socket.destroy(new Error(`no answer within ${TIMEOUT_MS} ms`)));
     socket.on('data', (chunk) => (text += chunk));
@@ -64,7 +65,8 @@ function ask(address: string, expectedPid: number): Promise<StatsSnapshot> {
       } catch {
         return reject(new Error('the answer was not JSON'));
       }
-      if ('refused' in answer) reject(new StatusError(`sexton refused to answer: ${answer.refused}`, STATUS_EXIT.refused));
+      if ('refused' in answer) reject(new StatusError(`sexton refused to answer: ${answer.refused}`,
+        STATUS_EXIT.refused));
       else resolve(answer);
     });
   });
@@ -77,7 +79,8 @@ function statusOffInPid1(): string | undefined {
     const dash = argv.indexOf('--');
     const own = dash < 0 ? argv : argv.slice(0, dash);
     if (!own.some((arg) => /(^|\/)sexton(\.js)?$/.test(arg))) return undefined;
-    if (own.includes('--status-socket=none') || own.some((arg, i) => arg === '--status-socket' && own[i + 1] === 'none')) {
+    if (own.includes('--status-socket=none') || own.some((arg, i) => arg === '--status-socket'
+      && own[i + 1] === 'none')) {
       return 'PID 1 is a sexton started with --status-socket none: its status socket is off';
     }
     // The environment of PID 1 is readable by root and its own uid only.
@@ -103,11 +106,13 @@ export async function statusMain(argv: string[], env: NodeJS.ProcessEnv): Promis
   let maxZombies: number | undefined;
   let ready = false;
   for (let i = 0; i < argv.length; i++) {
-    const [flag, inline] = argv[i].startsWith('--') && argv[i].includes('=') ? argv[i].split(/=(.*)/s) : [argv[i], undefined];
+    const [flag, inline] = argv[i].startsWith('--') && argv[i].includes('=') ? argv[i].split(/=(.*)/s) : [argv[i],
+      undefined];
     const value = () => inline ?? argv[++i];
     const number = (name: string, min: number) => {
       const text = value() ?? '';
-      if (!/^\d+$/.test(text) || Number(text) < min) throw new StatusError(`${name} needs a whole number${min > 0 ? ` from ${min}` : ''}, not ${quote(text)}`, STATUS_EXIT.usage);
+      if (!/^\d+$/.test(text) || Number(text) < min) throw new StatusError(`${name} needs a whole ` +
+        `number${min > 0 ? ` from ${min}` : ''}, not ${quote(text)}`, STATUS_EXIT.usage);
       return Number(text);
     };
     try {
@@ -122,7 +127,8 @@ export async function statusMain(argv: string[], env: NodeJS.ProcessEnv): Promis
       return say((error as Error).message, (error as StatusError).exitCode ?? STATUS_EXIT.usage);
     }
   }
-  if (socket === 'none') return say(`the status socket is off here (${fromEnv ? 'SEXTON_STATUS_SOCKET=none' : '--socket none'})`, STATUS_EXIT.noAnswer);
+  if (socket === 'none') return say(
+    `the status socket is off here (${fromEnv ? 'SEXTON_STATUS_SOCKET=none' : '--socket none'})`, STATUS_EXIT.noAnswer);
   const address = socket ?? defaultSocketPaths()[0];
   let snapshot: StatsSnapshot;
   try {

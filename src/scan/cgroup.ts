@@ -30,7 +30,8 @@ const PODMAN_POD = new RegExp(`^(?:machine-)?libpod_pod_${ID}(?:\\.slice)?$`);
  * Not anchored to a `kubepods` element: read from inside a cgroup namespace (a DaemonSet's
  * pod), other pods' paths are relative, `/../../burstable/pod<uid>/<id>`.
  */
-const KUBE_POD = /^(?:kubepods(?:-[a-z]+)?-)?pod([0-9a-f]{8}([-_])[0-9a-f]{4}\2[0-9a-f]{4}\2[0-9a-f]{4}\2[0-9a-f]{12})(?:\.slice)?$/;
+const KUBE_POD = new RegExp('^(?:kubepods(?:-[a-z]+)?-)?pod('
+  + '[0-9a-f]{8}([-_])[0-9a-f]{4}\\2[0-9a-f]{4}\\2[0-9a-f]{4}\\2[0-9a-f]{12})(?:\\.slice)?$');
 
 const NONE: Attribution = { containerId: null, runtime: null, podUid: null, cgroup: null };
 
@@ -51,7 +52,8 @@ export function attributePath(path: string): Attribution {
     const bare = BARE_ID.exec(segment);
     if (!bare) return;
     // podman's cgroupfs pods: /libpod_parent/<pod id>/libpod-<id>.
-    if (previous === 'libpod_parent' && i < segments.length - 1) return Object.assign(out, { podUid: bare[1], runtime: 'podman' });
+    if (previous === 'libpod_parent' && i < segments.length - 1) return Object.assign(out,
+      { podUid: bare[1], runtime: 'podman' });
     // /docker/<id>; under kubepods the runtime (containerd, dockershim) is not in the path.
     Object.assign(out, { containerId: bare[1], runtime: previous === 'docker' ? 'docker' : out.runtime });
   });

@@ -44,7 +44,8 @@ interface ScanRequest extends ScanOptions {
 }
 
 export function parseScanArgs(argv: string[]): ScanRequest {
-  const request: ScanRequest = { json: false, stuck: false, help: false, procRoot: '/proc', podsDir: '/var/log/pods', minAgeSeconds: 0 };
+  const request: ScanRequest = { json: false, stuck: false, help: false, procRoot: '/proc', podsDir: '/var/log/pods',
+    minAgeSeconds: 0 };
   let minAgeGiven = false;
   for (let i = 0; i < argv.length; i++) {
     const at = argv[i].startsWith('--') ? argv[i].indexOf('=') : -1;
@@ -61,10 +62,12 @@ export function parseScanArgs(argv: string[]): ScanRequest {
     else if (flag === '--pods-dir') request.podsDir = value();
     else if (flag === '--min-age') {
       const text = value();
-      if (!/^\d+(\.\d+)?$/.test(text)) throw new Usage(`--min-age needs seconds (a number ≥ 0), not '${printable(text, 40)}'`);
+      if (!/^\d+(\.\d+)?$/.test(text)) throw new Usage(`--min-age needs seconds (a number ≥ 0), not ` +
+        `'${printable(text, 40)}'`);
       request.minAgeSeconds = Number(text);
       minAgeGiven = true;
-      if (request.minAgeSeconds > MAX_MIN_AGE_SECONDS) throw new Usage(`--min-age is at most ${MAX_MIN_AGE_SECONDS} seconds`);
+      if (request.minAgeSeconds > MAX_MIN_AGE_SECONDS) throw new Usage(
+        `--min-age is at most ${MAX_MIN_AGE_SECONDS} seconds`);
     } else if (flag === '--serve') {
       const text = value();
       request.serve = parseHostPort(text);
@@ -102,10 +105,12 @@ export async function scanMain(argv: string[]): Promise<number> {
     result = scan(request);
   } catch (error) {
     // Only the process directory itself being unreadable is fatal; entries are skipped.
-    log(`cannot read ${printable(request.procRoot, 60)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    const why = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    log(`cannot read ${printable(request.procRoot, 60)}: ${why}`);
     return SCAN_EXIT.usage;
   }
-  if (result.podsDirFound === false) log(`no kubelet pod directory at ${printable(request.podsDir, 60)}: pods are named by id only`);
+  if (result.podsDirFound === false) log(
+    `no kubelet pod directory at ${printable(request.podsDir, 60)}: pods are named by id only`);
   say(1, request.json ? formatJson(result) : formatTable(result, request.minAgeSeconds));
   return result.groups.length > 0 ? SCAN_EXIT.some : SCAN_EXIT.none;
 }
@@ -115,10 +120,12 @@ async function stuckMain(request: ScanRequest): Promise<number> {
   try {
     result = await scanStuck(request);
   } catch (error) {
-    log(`cannot read ${printable(request.procRoot, 60)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    const why = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    log(`cannot read ${printable(request.procRoot, 60)}: ${why}`);
     return SCAN_EXIT.usage;
   }
-  if (result.podsDirFound === false) log(`no kubelet pod directory at ${printable(request.podsDir, 60)}: pods are named by id only`);
+  if (result.podsDirFound === false) log(
+    `no kubelet pod directory at ${printable(request.podsDir, 60)}: pods are named by id only`);
   say(1, request.json ? formatJson(result) : formatStuckTable(result));
   return result.stuck.length + result.notDescribed > 0 ? SCAN_EXIT.some : SCAN_EXIT.none;
 }

@@ -45,7 +45,8 @@ export function formatTable(r: ScanResult, minAgeSeconds: number): string {
   if (r.groups.length === 0) return `no zombies${older}; ${scanned}\n`;
   const rows = [['PARENT', 'ZOMBIES', 'OLDEST', 'WHERE', 'REASON', 'COMMAND']];
   for (const g of r.groups) {
-    rows.push([String(g.parent.pid), String(g.zombies), age(g.oldestAgeSeconds), printable(whereOf(g), 100), g.reason, printable(g.parent.command, 60)]);
+    rows.push([String(g.parent.pid), String(g.zombies), age(g.oldestAgeSeconds), printable(whereOf(g), 100), g.reason,
+      printable(g.parent.command, 60)]);
   }
   const reasons = [...new Set(r.groups.map((g) => g.reason))].map((reason) => `${reason}: ${ADVICE[reason]}`);
   const parents = r.groups.length === 1 ? '1 parent' : `${r.groups.length} parents`;
@@ -73,5 +74,7 @@ export function formatStuckTable(r: StuckResult): string {
   const places = new Set(sorted.map(where)).size;
   const more = r.notDescribed > 0 ? ` (${r.notDescribed} more not described)` : '';
   const total = r.stuck.length + r.notDescribed;
-  return `${[...pad(rows), '', `${total} process(es) stuck${held}${more} in ${places} place(s): SIGKILL cannot end them until what they wait on answers (or their cgroup is thawed); ${scanned}`].join('\n')}\n`;
+  const summary = `${total} process(es) stuck${held}${more} in ${places} place(s): SIGKILL cannot end them until `
+    + `what they wait on answers (or their cgroup is thawed); ${scanned}`;
+  return `${[...pad(rows), '', summary].join('\n')}\n`;
 }

@@ -45,7 +45,8 @@ export function readKubeletNames(podsDir: string): KubeletNames {
   if (!entries) return { found: false, podsByUid, containerById };
   for (const entry of entries) {
     const pod = parsePodDir(entry);
-    if (pod) podsByUid.set(pod.uid, { namespace: pod.namespace, pod: pod.pod, containers: list(path.join(podsDir, entry)) ?? [] });
+    if (pod) podsByUid.set(pod.uid, { namespace: pod.namespace, pod: pod.pod,
+      containers: list(path.join(podsDir, entry)) ?? [] });
   }
   for (const entry of list(path.join(podsDir, '..', 'containers')) ?? []) {
     const log = parseContainerLog(entry);

@@ -47,17 +47,21 @@ function seriesOf(r: ScanResult): { kept: Series[]; droppedZombies: number } {
 export function renderScanMetrics(r: ScanResult, scans: number, stuck = ''): string {
   const { kept, droppedZombies } = seriesOf(r);
   return `${[
-    family('sexton_scan_zombies', 'gauge', 'Zombies on the node, by the container and pod of the live parent holding them.',
+    family('sexton_scan_zombies', 'gauge',
+      'Zombies on the node, by the container and pod of the live parent holding them.',
       kept.map((s) => [s.labels, s.zombies])),
     family('sexton_scan_zombie_parents', 'gauge', 'Live processes holding zombies, by container and pod.',
       kept.map((s) => [s.labels, s.parents])),
     family('sexton_scan_zombie_oldest_age_seconds', 'gauge', 'Age of the oldest zombie, by container and pod.',
       kept.map((s) => [s.labels, s.oldest])),
-    family('sexton_scan_zombies_unlabelled', 'gauge', `Zombies of the series beyond the first ${MAX_SERIES}.`, [[{}, droppedZombies]]),
+    family('sexton_scan_zombies_unlabelled', 'gauge', `Zombies of the series beyond the first ${MAX_SERIES}.`,
+      [[{}, droppedZombies]]),
     ...(stuck ? [stuck] : []),
     family('sexton_scan_processes', 'gauge', 'Processes the last scan read.', [[{}, r.scannedProcesses]]),
-    family('sexton_scan_unreadable_processes', 'gauge', 'Process entries the last scan could not read.', [[{}, r.unreadableProcesses]]),
-    family('sexton_scan_duration_seconds', 'gauge', 'How long the last scan took.', [[{}, Number((r.durationMs / 1000).toFixed(4))]]),
+    family('sexton_scan_unreadable_processes', 'gauge', 'Process entries the last scan could not read.',
+      [[{}, r.unreadableProcesses]]),
+    family('sexton_scan_duration_seconds', 'gauge', 'How long the last scan took.',
+      [[{}, Number((r.durationMs / 1000).toFixed(4))]]),
     family('sexton_scan_scans_total', 'counter', 'Scans of /proc since start.', [[{}, scans]]),
   ].join('\n')}\n`;
 }

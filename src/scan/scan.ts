@@ -67,8 +67,10 @@ export function attributor(options: ScanOptions) {
   const attribute = (pid: number): Placement => {
     const where = attributeCgroup(readText(`${options.procRoot}/${pid}/cgroup`) ?? '');
     if (where.podUid && where.runtime !== 'podman') kubelet ??= readKubeletNames(options.podsDir);
-    const names = kubelet && where.runtime !== 'podman' ? namesFor(kubelet, where.podUid, where.containerId) : { namespace: null, pod: null, container: null };
-    return { containerId: where.containerId, runtime: where.runtime, podUid: where.podUid, ...names, cgroup: where.cgroup };
+    const names = kubelet && where.runtime !== 'podman' ? namesFor(kubelet, where.podUid, where.containerId) : {
+      namespace: null, pod: null, container: null };
+    return { containerId: where.containerId, runtime: where.runtime, podUid: where.podUid, ...names,
+      cgroup: where.cgroup };
   };
   return { attribute, podsDirFound: () => (kubelet ? kubelet.found : null) };
 }
@@ -90,7 +92,8 @@ export function scan(options: ScanOptions, listing?: Listing): ScanResult {
   const started = performance.now();
   const { processes, unreadable } = listing ?? listAll(options);
   // No reaper to leave out: -1 is no process.
-  const found = zombiesByParent(processes, -1, options.procRoot).filter((g) => g.oldestAgeSeconds >= options.minAgeSeconds);
+  const found = zombiesByParent(processes, -1, options.procRoot).filter(
+    (g) => g.oldestAgeSeconds >= options.minAgeSeconds);
   const { attribute, podsDirFound } = attributor(options);
   const groups = found.map((g): ZombieGroupReport => {
     const { cgroup, ...where } = attribute(g.pid);

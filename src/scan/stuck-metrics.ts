@@ -8,7 +8,8 @@ import { readText, type Placement } from './scan';
 import { MAX_STUCK_REPORTED } from './stuck';
 import { MAX_LABEL, MAX_SERIES } from './metrics-limits';
 
-const LABELS = ['namespace', 'pod', 'container', 'pod_uid', 'container_id', 'runtime', 'state', 'wchan', 'kill_pending'] as const;
+const LABELS = ['namespace', 'pod', 'container', 'pod_uid', 'container_id', 'runtime', 'state', 'wchan',
+  'kill_pending'] as const;
 type Labels = Record<(typeof LABELS)[number], string>;
 
 export interface StuckSample {
@@ -32,7 +33,8 @@ export function renderStuckMetrics(found: StuckSample[], place: (pid: number) =>
     const w = place(p.pid);
     const labels: Labels = {
       namespace: bounded(w.namespace), pod: bounded(w.pod), container: bounded(w.container), pod_uid: bounded(w.podUid),
-      container_id: bounded(w.containerId), runtime: bounded(w.runtime), state: p.state.slice(0, 1), wchan: wchanOf(p.pid, procRoot),
+      container_id: bounded(w.containerId), runtime: bounded(w.runtime), state: p.state.slice(0, 1), wchan: wchanOf(
+        p.pid, procRoot),
       kill_pending: p.killPending ? 'true' : 'false',
     };
     const key = LABELS.map((l) => labels[l]).join('\0');
@@ -46,10 +48,13 @@ export function renderStuckMetrics(found: StuckSample[], place: (pid: number) =>
   const unlabelled = found.length - kept.reduce((n, s) => n + s.count, 0);
   return [
     family('sexton_scan_stuck_processes', 'gauge',
-      'Processes in state D or with SIGKILL pending at every look for at least --min-age, by container, pod, state, wait channel and pending kill.',
+      'Processes in state D or with SIGKILL pending at every look for at least --min-age, by container, pod, state, ' +
+        'wait channel and pending kill.',
       kept.map((s) => [s.labels, s.count])),
-    family('sexton_scan_stuck_seen_seconds', 'gauge', 'How long the longest stuck process of the series has been seen stuck.',
+    family('sexton_scan_stuck_seen_seconds', 'gauge',
+      'How long the longest stuck process of the series has been seen stuck.',
       kept.map((s) => [s.labels, Math.round(s.seenForMs / 10) / 100])),
-    family('sexton_scan_stuck_unlabelled', 'gauge', `Stuck processes beyond the first ${MAX_STUCK_REPORTED} or the first ${MAX_SERIES} series.`, [[{}, unlabelled]]),
+    family('sexton_scan_stuck_unlabelled', 'gauge',
+      `Stuck processes beyond the first ${MAX_STUCK_REPORTED} or the first ${MAX_SERIES} series.`, [[{}, unlabelled]]),
   ].join('\n');
 }

@@ -61,7 +61,8 @@ export interface StuckLook {
   found: { process: ProcessInfo; seenForMs: number }[];
 }
 
-export function lookForStuck(tracker: StuckTracker, options: ScanOptions, listing = listAll(options), nowMs = Date.now()): StuckLook {
+export function lookForStuck(tracker: StuckTracker, options: ScanOptions, listing = listAll(options),
+  nowMs = Date.now()): StuckLook {
   const found = tracker.look(listing.processes, nowMs, options.minAgeSeconds * 1000);
   return { processes: listing.processes.length, unreadable: listing.unreadable, found };
 }

@@ -21,7 +21,8 @@ export interface HealthState {
 export function healthRoutes(health: () => HealthState): Routes {
   const noStore = { 'Cache-Control': 'no-store' };
   return {
-    '/livez': () => (health().live ? { status: 200, headers: noStore, body: 'ok\n' } : { status: 503, headers: noStore, body: 'not live\n' }),
+    '/livez': () => (health().live ? { status: 200, headers: noStore, body: 'ok\n' }
+      : { status: 503, headers: noStore, body: 'not live\n' }),
     '/readyz': () => {
       const s = health();
       return { status: s.ready ? 200 : 503, headers: noStore, body: `${s.ready ? 'ok' : 'not ready'}: ${s.reason}\n` };

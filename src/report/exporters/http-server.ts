@@ -7,7 +7,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import type { Socket } from 'node:net';
 import { EveryNowAndThen, type Logger } from '../../platform/log';
 import { descriptorRoom } from '../../platform/procfs';
-import { countOwnConnections } from '../../platform/own-listeners';
+import type { OwnListeners } from '../../platform/own-listeners';
 
 export interface HttpRequest {
   method: string;
@@ -49,7 +49,7 @@ export const DEFAULT_HTTP_LIMITS: HttpLimits = {
 
 /**
  * Descriptors no listener may take: the stop sequence's /proc scan and reads, the stats file's
- * write, a log line, with room to spare. A flood fills the cap, never these (issue 23).
+ * write, a log line, with room to spare. A flood fills the cap, never these.
  */
 export const STOP_RESERVE = 16;
 
@@ -82,7 +82,8 @@ export function answerFor(routes: Routes, method: string, url: string, headers: 
   const path = url.split('?', 1)[0];
   const handler = Object.prototype.hasOwnProperty.call(routes, path) ? routes[path] : undefined;
   if (!handler) return { status: 404, body: `not found; this server answers ${Object.keys(routes).join(', ')}\n` };
-  if (method !== 'GET' && method !== 'HEAD') return { status: 405, headers: { Allow: 'GET, HEAD' }, body: 'only GET and HEAD\n' };
+  if (method !== 'GET' && method !== 'HEAD') return { status: 405, headers: { Allow: 'GET, HEAD' },
+    body: 'only GET and HEAD\n' };
   // Every route is a read: a body is nothing it wants, and reading one would be time and memory.
   if (hasBody(headers)) return { status: 413, body: 'a request body is not accepted\n' };
   return handler({ method, path, headers });
@@ -105,7 +106,8 @@ function send(response: ServerResponse, answer: HttpAnswer, head: boolean, close
 
 /** What a client that broke the protocol or a limit reads before the connection closes. */
 function clientErrorResponse(code: string | undefined): string {
-  const [status, text] = code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large'] : [400, 'Bad Request'];
+  const [status, text] = code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large'] : [400,
+    'Bad Request'];
   return `HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`;
 }
 
@@ -121,22 +123,27 @@ export function serveHttp(
   log: Logger,
   limits: HttpLimits,
   settled: (listening: boolean) => void,
+  own?: OwnListeners,
 ): BoundedHttpServer {
   const http = require('node:http') as typeof import('node:http');
   // Not yet open: this server's listening socket, and the spare libuv keeps to refuse a client
   // when out of descriptors (its EMFILE trick).
   const cap = connectionCap(limits.connections, descriptorRoom() - promised - 2);
   promised += cap + 3;
-  if (cap < limits.connections) log.warn(`${name}: RLIMIT_NOFILE leaves room for ${cap} connection(s) at once, not ${limits.connections}, with ${STOP_RESERVE} descriptors kept for the stop`);
+  if (cap < limits.connections) log.warn(
+    `${name}: RLIMIT_NOFILE leaves room for ${cap} connection(s) at once, not ${limits.connections}, ` +
+      `with ${STOP_RESERVE} descriptors kept for the stop`);
   const refusals = new EveryNowAndThen(REFUSAL_LOG_MS);
   const refused = (kind: string, detail: string) => {
     const told = refusals.tell(kind);
-    if (told !== undefined) log.warn(`${name}: ${detail}${told > 1 ? ` (${told} times since the last such line)` : ''}`);
+    if (told !== undefined) log.warn(
+      `${name}: ${detail}${told > 1 ? ` (${told} times since the last such line)` : ''}`);
   };
   // Node checks request and header timeouts on an interval timer that woke sexton every 30 s
-  // with nobody connected (issue 16): the per-connection timer below does that job instead.
+  // with nobody connected: the per-connection timer below does that job instead.
   const server = http.createServer({
-    connectionsCheckingInterval: NEVER_MS, maxHeaderSize: limits.headerBytes, requestTimeout: 0, headersTimeout: 0, keepAliveTimeout: 0,
+    connectionsCheckingInterval: NEVER_MS, maxHeaderSize: limits.headerBytes,
+    requestTimeout: 0, headersTimeout: 0, keepAliveTimeout: 0,
   }, (request: IncomingMessage, response: ServerResponse) => {
     response.on('error', () => undefined);
     const socket = request.socket as Socket & { requests?: number };
@@ -153,7 +160,7 @@ export function serveHttp(
     send(response, answer, request.method === 'HEAD', last || (answer.status >= 400 && answer.status < 500));
   });
   server.maxConnections = cap;
-  countOwnConnections(server);  // not the app's traffic, to a drain (init/drain.ts)
+  own?.count(server);  // not the app's traffic, to a drain (init/drain.ts)
   server.maxHeadersCount = limits.headers;
   // The answer to the last request says Connection: close, and the connection closes once it
   // is sent; requests pipelined past it in the same read get a bodiless 503 each (Node's).
@@ -181,7 +188,8 @@ export function serveHttp(
   server.on('error', (error: NodeJS.ErrnoException) => {
     // Before listening: the port is taken or not ours. After: accept failed (EMFILE, ENFILE),
     // and libuv has already closed the waiting connection; the next accept may succeed.
-    if (bound) return refused(`accept ${error.code}`, `accept failed (${error.code}): the connection was closed unanswered`);
+    if (bound) return refused(`accept ${error.code}`,
+      `accept failed (${error.code}): the connection was closed unanswered`);
     log.error(`${name}: cannot serve on ${address.host}:${address.port}: ${error.message}`);
     settled(false);
   });

@@ -12,6 +12,7 @@ import { HEALTH_HTTP_LIMITS, HealthState, healthRoutes } from './health';
 import { DEFAULT_HTTP_LIMITS, Routes, serveHttp } from './http-server';
 import { metricsRoutes, renderMetrics } from './prometheus';
 import { StatsFile } from './stats-file';
+import { OwnListeners } from '../../platform/own-listeners';
 import { startStatusSocket, StatusSocket } from './status-socket';
 
 /** How old a shared snapshot may be when a reader gets it: one /proc scan a second at most. */
@@ -21,6 +22,8 @@ export class Exporters {
   private readonly statsFile?: StatsFile;
   private statusSocket?: StatusSocket;
   private readonly cache: SnapshotCache<StatsSnapshot>;
+  /** What the HTTP listeners accepted: a drain leaves it out of the app's traffic. */
+  readonly own = new OwnListeners();
 
   constructor(
     private readonly options: Options,
@@ -36,7 +39,8 @@ export class Exporters {
     if (options.statsFile) this.statsFile = new StatsFile(options.statsFile, this.cache, log);
   }
 
-  /** changeKey: cheap to compute (no /proc scan); the stats file is rewritten when it or the shared snapshot's zombies change. */
+  /** changeKey: cheap to compute (no /proc scan); the stats file is rewritten when it or the shared snapshot's zombies
+   * change. */
   /** At the spawn: an abstract socket binds in ~0.5 ms, with no module to load. */
   async startStatusSocket(): Promise<void> {
     const { options, log, native } = this;
@@ -53,7 +57,8 @@ export class Exporters {
     this.statusSocket = await startStatusSocket(options.statusSocket, this.counted(answer), log, native);
   }
 
-  /** The stats file and HTTP listeners. changeKey: cheap to compute (no /proc scan); the stats file is rewritten when it or the shared snapshot's zombies change. */
+  /** The stats file and HTTP listeners. changeKey: cheap to compute (no /proc scan); the stats file is rewritten when
+   * it or the shared snapshot's zombies change. */
   async start(changeKey: () => string): Promise<void> {
     this.statsFile?.watch(changeKey);
     await Promise.all(this.httpListeners().map(([name, address, routes]) => new Promise<void>((settled) => {
@@ -68,7 +73,7 @@ export class Exporters {
       serveHttp(name, address, routes, this.log, health ? HEALTH_HTTP_LIMITS : DEFAULT_HTTP_LIMITS, (bound) => {
         if (bound) this.log.info(line);
         settled();
-      });
+      }, this.own);
     })));
   }
 

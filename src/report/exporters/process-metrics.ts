@@ -1,9 +1,7 @@
 // The standard process_* series, as Prometheus client libraries define them, read from
 // /proc/self with synchronous calls: no client library, no libuv pool work in PID 1.
 import { readdirSync, readFileSync } from 'node:fs';
-
-/** USER_HZ: the unit of /proc's clock ticks, 100 on every Linux architecture's user ABI. */
-const TICKS_PER_SECOND = 100;
+import { parseStat, TICKS_PER_SECOND } from '../../platform/procfs';
 
 export interface ProcessMetrics {
   startTimeSeconds: number;
@@ -22,10 +20,8 @@ function bootTimeSeconds(): number {
 }
 
 export function readProcessMetrics(): ProcessMetrics {
-  const stat = readFileSync('/proc/self/stat', 'latin1');
-  // Fields after "(comm) ": the name may hold spaces and parentheses, so split after its end.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const field = (n: number) => Number(fields[n - 3]);  // n counts from 1, as in proc(5)
+  const stat = parseStat(readFileSync('/proc/self/stat', 'latin1'));
+  const field = (n: number) => Number(stat?.field(n) ?? NaN);
   const status = readFileSync('/proc/self/status', 'latin1');
   const kib = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1] ?? NaN) * 1024;
   const limits = readFileSync('/proc/self/limits', 'latin1');

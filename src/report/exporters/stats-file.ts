@@ -11,7 +11,8 @@ export class StatsFile {
   private lastKey = '';
   private failed = false;
 
-  constructor(private readonly path: string, private readonly snapshots: SnapshotCache<StatsSnapshot>, private readonly log: Logger) {}
+  constructor(private readonly path: string, private readonly snapshots: SnapshotCache<StatsSnapshot>,
+    private readonly log: Logger) {}
 
   /**
    * Polls once a second: the cheap counters, and the zombies of the shared snapshot (a /proc

@@ -31,7 +31,8 @@ export function socketFd(socket: Socket): number {
  * Who may ask: root, or sexton's own uid. The snapshot names processes and their command lines,
  * and an abstract socket has no file permissions: anyone in the network namespace can connect.
  */
-export function refusalFor(fd: number, native: Pick<Native, 'peerCredentials'>, ownUid = process.getuid?.() ?? 0): string | undefined {
+export function refusalFor(fd: number, native: Pick<Native, 'peerCredentials'>, ownUid = process.getuid?.()
+  ?? 0): string | undefined {
   const peer = native.peerCredentials(fd);
   if (typeof peer === 'number') return `cannot tell who is asking (SO_PEERCRED failed, errno ${peer})`;
   if (peer.uid === 0 || peer.uid === ownUid) return undefined;
@@ -124,7 +125,7 @@ async function listenOnFile(path: string, server: PipeHandle, log: Logger): Prom
     chmodSync(path, 0o600);
     inode = statSync(path).ino;
   } catch (error) {
-    // Checked at start (init/usable-paths.ts), but the directory may change under sexton.
+    // Checked at start (boot/usable-paths.ts), but the directory may change under sexton.
     server.close();
     return (error as NodeJS.ErrnoException).code ?? (error as Error).message;
   }
@@ -151,14 +152,16 @@ export async function startStatusSocket(
     server = pipeServer();
   } catch (error) {
     // An internal binding: a later Node may not have it. The init goes on without the socket.
-    log.warn(`status socket: this Node has no pipe handle to listen on (${(error as Error).message}); 'sexton status' will not find this sexton`);
+    log.warn(`status socket: this Node has no pipe handle to listen on (${(error as Error).message}); 'sexton ` +
+      `status' will not find this sexton`);
     return undefined;
   }
   // A flood repeats these lines: one now and then, with a count (log.ts).
   const repeated = new EveryNowAndThen(FAILURE_LOG_MS);
   const failed = (kind: string, line: string) => {
     const count = repeated.tell(kind);
-    if (count !== undefined) log.error(`status socket: ${line}${count > 1 ? ` (${count} times since the last such line)` : ''}`);
+    if (count !== undefined) log.error(
+      `status socket: ${line}${count > 1 ? ` (${count} times since the last such line)` : ''}`);
   };
   server.onconnection = (status, client) => {
     if (status !== 0 || !client) {
@@ -173,7 +176,8 @@ export async function startStatusSocket(
     } catch (error) {
       // A client that hangs up early (EPIPE) or never reads (EAGAIN) is its own business.
       const code = (error as NodeJS.ErrnoException).code;
-      if (code !== 'EPIPE' && code !== 'EAGAIN' && code !== 'ECONNRESET') failed(`answer ${code}`, (error as Error).message);
+      if (code !== 'EPIPE' && code !== 'EAGAIN' && code !== 'ECONNRESET') failed(`answer ${code}`,
+        (error as Error).message);
     } finally {
       client.close();
     }

@@ -1,4 +1,4 @@
-// Which NODE_OPTIONS the init sheds (src/init/guards.ts re-executes sexton without them) and so
+// Which NODE_OPTIONS the init sheds (src/boot/guards.ts re-executes sexton without them) and so
 // which it runs, and its code cache is trained, under (src/boot/code-cache-train.ts).
 import { describe, expect, it } from 'vitest';
 import { nodeOptionsOfInit, putsCodeInPid1 } from '../../../src/config/node-options';

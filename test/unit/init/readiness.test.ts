@@ -1,7 +1,8 @@
-// The readiness policy of issue 24: the sd_notify parser, readiness, who may notify.
+// The readiness policy: the sd_notify parser, readiness, who may notify.
 import { describe, expect, it } from 'vitest';
 import { parseNotification, STATUS_MAX_CHARS } from '../../../src/init/sd-notify';
-import { Readiness } from '../../../src/init/readiness';
+import { healthOf, Lifecycle, ReadyWhen } from '../../../src/init/lifecycle';
+import type { Notification } from '../../../src/init/sd-notify';
 import { inMainTree } from '../../../src/init/notifications';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
@@ -27,10 +28,21 @@ describe('sd_notify datagrams', () => {
   });
 });
 
+/** Readiness as a reader of the lifecycle's state: the child's start and exit, the app's datagrams. */
+function readiness(readyWhen: ReadyWhen, stopSignals: () => number) {
+  const lifecycle = new Lifecycle({ drainDelay: 0, drainQuiet: 0, grace: 10, stopSignalName: 'SIGTERM', isInit: true });
+  return {
+    started: () => lifecycle.step({ kind: 'started', pid: 7 }),
+    mainExited: () => lifecycle.step({ kind: 'main-exited', lastChild: false, leftovers: 0 }),
+    notified: (notification: Notification) => lifecycle.step({ kind: 'app-notified', notification }),
+    state: () => healthOf(lifecycle.state, readyWhen, stopSignals()),
+  };
+}
+
 describe('readiness', () => {
   it('follows the child, the app and the stop signal', () => {
     let stops = 0;
-    const r = new Readiness('notify', () => stops);
+    const r = readiness('notify', () => stops);
     expect(r.state()).toMatchObject({ live: true, ready: false, reason: 'starting' });
     r.started();
     expect(r.state()).toMatchObject({ ready: false, reason: 'waiting for READY=1 from the app' });
@@ -44,12 +56,12 @@ describe('readiness', () => {
   });
 
   it('is ready once started by default, and not once the main child is gone', () => {
-    const r = new Readiness('started', () => 0);
+    const r = readiness('started', () => 0);
     r.started();
     expect(r.state().ready).toBe(true);
     r.notified({ stopping: true });
     expect(r.state().reason).toBe('stopping: the app sent STOPPING=1');
-    const gone = new Readiness('started', () => 0);
+    const gone = readiness('started', () => 0);
     gone.started();
     gone.mainExited();
     expect(gone.state()).toMatchObject({ ready: false, reason: 'the main child has exited' });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/config/options';
-import { checkUsablePaths, directoryProblem, filePathProblem, socketPathProblem, SOCKET_PATH_MAX } from '../../../src/init/usable-paths';
+import { checkUsablePaths, directoryProblem, filePathProblem, socketPathProblem, SOCKET_PATH_MAX } from '../../../src/boot/usable-paths';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'sexton-usable-paths-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

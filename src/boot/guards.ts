@@ -5,7 +5,7 @@ import type { Native } from '../platform/native';
 import { errnoName } from '../platform/os-constants';
 import { putsCodeInPid1 } from '../config/node-options';
 import { ownWords } from '../platform/procfs';
-import { internalErrorText } from './internal-error';
+import { internalErrorText } from '../init/internal-error';
 
 /**
  * libuv reaps only the pids it spawned, and sexton's reaper would steal their exit statuses:
@@ -16,7 +16,8 @@ import { internalErrorText } from './internal-error';
  */
 export function disableChildProcess(): void {
   const blocked = (name: string) => () => {
-    throw new Error(`child_process${name && `.${name}`} is disabled inside the sexton init: its reaper owns every child`);
+    throw new Error(
+      `child_process${name && `.${name}`} is disabled inside the sexton init: its reaper owns every child`);
   };
   const Module = require('node:module') as { _load(request: string, ...rest: unknown[]): unknown };
   const load = Module._load;
@@ -26,7 +27,8 @@ export function disableChildProcess(): void {
   };
   const loadedModules = (process as unknown as { moduleLoadList: string[] }).moduleLoadList;
   if (!loadedModules.includes('NativeModule child_process')) return;
-  const childProcess = load('node:child_process') as Record<string, unknown> & { ChildProcess: { prototype: { spawn: unknown } } };
+  const childProcess = load('node:child_process') as Record<string, unknown> & {
+    ChildProcess: { prototype: { spawn: unknown } } };
   for (const name of ['spawn', 'spawnSync', 'exec', 'execSync', 'execFile', 'execFileSync', 'fork']) {
     childProcess[name] = blocked(name);
   }
@@ -37,7 +39,8 @@ export function disableChildProcess(): void {
 
 /** As PID 1, an uncaught exception would take the whole container down: log it (one line) and go on. */
 export function keepInitAlive(log: Logger): void {
-  const report = (error: unknown) => log.error(`internal error (sexton keeps running): ${internalErrorText(error, log.verbosity)}`);
+  const report = (error: unknown) => log.error(
+    `internal error (sexton keeps running): ${internalErrorText(error, log.verbosity)}`);
   process.on('uncaughtException', report);
   process.on('unhandledRejection', report);
 }
@@ -62,16 +65,19 @@ export function shedNodeOptions(log: Logger, native: Native): void {
   const options = process.env.NODE_OPTIONS;
   if (!options) return;
   if (!putsCodeInPid1(options)) {
-    log.info("NODE_OPTIONS applies to sexton's own node too (started as `node …/sexton.js`, not by the `sexton` command); it holds no preload, so it stays");
+    log.info("NODE_OPTIONS applies to sexton's own node too (started as `node …/sexton.js`, not by the `sexton` " +
+      "command); it holds no preload, so it stays");
     return;
   }
   // The bytes the kernel holds, where /proc has them: Node's decoded copies lose what is not UTF-8.
   const rawEnv = ownWords('environ');
   const env: (string | Buffer)[] = rawEnv
     ? rawEnv.filter((e) => !e.subarray(0, 13).equals(Buffer.from('NODE_OPTIONS=')))
-    : Object.entries(process.env).filter(([name]) => name !== 'NODE_OPTIONS').map(([name, value]) => `${name}=${value}`);
+    : Object.entries(process.env).filter(([name]) => name !== 'NODE_OPTIONS').map(
+      ([name, value]) => `${name}=${value}`);
   env.push(`${APP_NODE_OPTIONS}=${options}`);
-  log.warn("NODE_OPTIONS reached sexton's own node (started as `node …/sexton.js`, not by the `sexton` command): its preloads ran once in PID 1, and sexton starts itself again without them");
+  log.warn("NODE_OPTIONS reached sexton's own node (started as `node …/sexton.js`, not by the `sexton` command): "
+    + 'its preloads ran once in PID 1, and sexton starts itself again without them');
   const rawArgv = ownWords('cmdline');
   const argv = rawArgv && rawArgv.length === 1 + process.execArgv.length + process.argv.length - 1
     ? [process.execPath, ...rawArgv.slice(1)]

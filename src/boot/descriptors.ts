@@ -18,11 +18,13 @@ const PASSING = 2;
  * shrinks to what is left after STOP_RESERVE (never below one: report/exporters/http-server.ts).
  * The health listener is one more such server, unless it shares the metrics port.
  */
-export function descriptorsNeeded(options: Pick<Options, 'statusSocket' | 'metrics' | 'health' | 'readyWhen' | 'statsFile'>): number {
+export function descriptorsNeeded(options: Pick<Options,
+  'statusSocket' | 'metrics' | 'health' | 'readyWhen' | 'statsFile'>): number {
   const metrics = options.metrics ? 3 : 0;
   const sharedPort = options.health && options.metrics && sameAddress(options.health, options.metrics);
   const health = options.health && !sharedPort ? 3 : 0;
-  return HELD + PASSING + (options.statusSocket.length > 0 ? 2 : 0) + metrics + health + (options.readyWhen === 'notify' ? 1 : 0) + (options.statsFile ? 1 : 0);
+  return HELD + PASSING + (options.statusSocket.length > 0 ? 2 : 0) + metrics + health + (
+    options.readyWhen === 'notify' ? 1 : 0) + (options.statsFile ? 1 : 0);
 }
 
 /** Throws a StartError when fewer than `needed` more descriptors can be opened. */
@@ -32,7 +34,9 @@ export function checkDescriptorRoom(needed: number): void {
     while (held.length < needed) held.push(openSync('/', 'r'));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EMFILE') return;  // not the limit: nothing to say
-    throw new StartError(`RLIMIT_NOFILE leaves sexton ${held.length} free file descriptor(s) and it needs ${needed}: raise it (ulimit -n)`);
+    throw new StartError(
+      `RLIMIT_NOFILE leaves sexton ${held.length} free file descriptor(s) and it needs ${needed}: raise it (ulimit ` +
+        `-n)`);
   } finally {
     for (const fd of held) closeSync(fd);
   }
