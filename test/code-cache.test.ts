@@ -57,10 +57,11 @@ describe('sexton code-cache', () => {
     const trained = await trainCache(pkg.sexton);
     expect(trained.exitCode, trained.stderr).toBe(0);
     expect(trained.stdout).toBe(`sexton code-cache: saved ${pkg.cache} for node ${process.version} ${process.arch}`);
-    const head = readFileSync(pkg.cache, 'latin1').split('\n').slice(0, 3);
+    const head = readFileSync(pkg.cache, 'latin1').split('\n').slice(0, 4);
     expect(head[0]).toMatch(/^\/\/ sexton init crc32 \d+$/);
     expect(head[1]).toBe(`// node ${process.version} ${process.arch} ${statSync(process.execPath).size}`);
-    expect(head[2]).toMatch(/^\/\/ crc32 \d+ length \d+$/);
+    expect(head[2]).toBe('// NODE_OPTIONS ""');
+    expect(head[3]).toMatch(/^\/\/ crc32 \d+ length \d+$/);
     expect(await runWithReport(pkg.sexton)).toContain('code cache given, rejected: false');
     // images/add-sexton's ENTRYPOINT: a Node option, not a V8 flag, so V8 still takes it.
     expect(await runWithReport(pkg.sexton, ['--v8-pool-size=1'])).toContain('code cache given, rejected: false');
