@@ -156,7 +156,7 @@ export function serveHttp(
   });
   server.maxConnections = cap;
   countOwnConnections(server);  // not the app's traffic, to a drain (init/drain.ts)
-  // Node's parser past maxHeadersCount: Node 20 kept the first lines and dropped the rest, Node 22
+  // Node's parser past maxHeadersCount: Node v20 kept the first lines and dropped the rest, Node 22
   // and later answer 431. The limit is sexton's, the same on every line: the parser keeps one line
   // more than it, so the handler above sees a request over it and refuses it wherever Node did not.
   server.maxHeadersCount = limits.headers + 1;
