@@ -5,7 +5,10 @@
 // and sexton neither PID 1 nor a subreaper cannot reap its child's orphans.
 import { readFileSync } from 'node:fs';
 
-/** Inits that forward signals to their child: under them sexton hears the stop. */
+/**
+ * Inits that forward signals to their child: under them sexton hears the stop. sexton names
+ * itself sexton (src/boot/first-handlers.ts); `node` is a sexton that did not yet.
+ */
 const FORWARDING_INITS = new Set(['tini', 'tini-static', 'dumb-init', 'catatonit', 'docker-init', 'sexton', 'node']);
 
 export interface StopPathFacts {
