@@ -7,7 +7,7 @@
 //
 // Any crash of the bench itself exits non-zero, in both modes. Every namespace the bench
 // starts is SIGKILLed by pid when it ends, however it ends.
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { killAll } from './lib/pid1.mjs';
@@ -20,6 +20,7 @@ import { measureShutdown } from './measure/shutdown.mjs';
 import { measureSignals } from './measure/signals.mjs';
 import { measureStartup } from './measure/startup.mjs';
 import { measureStorm } from './measure/storm.mjs';
+import { linesSection } from './report-lines.mjs';
 import { budget, budgetText, resultsMarkdown, tables } from './report.mjs';
 
 const RESULTS = path.join(ROOT, 'bench', 'RESULTS.md');
@@ -117,7 +118,9 @@ async function main(args) {
       versions: versions(),
       settings: describeSettings(settings),
     };
-    writeFileSync(RESULTS, resultsMarkdown(meta, results, lines, names) + NOTES_LINK);
+    // The floors per Node line are another run's (npm run bench:lines): kept as they are.
+    const perLine = existsSync(RESULTS) ? linesSection(readFileSync(RESULTS, 'utf8')) : '';
+    writeFileSync(RESULTS, resultsMarkdown(meta, results, lines, names) + NOTES_LINK + (perLine ? `\n${perLine}\n` : ''));
     log(`wrote ${path.relative(process.cwd(), RESULTS)}`);
   }
   const misses = lines.filter((l) => !l.pass).length;

@@ -312,6 +312,13 @@ Napi::Value SetParentDeathSignal(const Napi::CallbackInfo& info) {
   return Napi::Boolean::New(info.Env(), set_parent_death_signal(signal));
 }
 
+Napi::Value SetThreadName(const Napi::CallbackInfo& info) {
+  Args args(info, "setThreadName(name: string)");
+  std::string name = args.bytes(0);
+  if (!args.ok()) return args.failed();
+  return Napi::Boolean::New(info.Env(), set_thread_name(name.c_str()));
+}
+
 Napi::Value SignalRange(const Napi::CallbackInfo& info) {
   Napi::Object out = Napi::Object::New(info.Env());
   out.Set("rtmin", SIGRTMIN);
@@ -443,6 +450,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("signalProcess", Napi::Function::New(env, SignalProcess));
   exports.Set("stats", Napi::Function::New(env, Stats));
   exports.Set("becomeSubreaper", Napi::Function::New(env, BecomeSubreaper));
+  exports.Set("setThreadName", Napi::Function::New(env, SetThreadName));
   exports.Set("isSubreaper", Napi::Function::New(env, IsSubreaper));
   exports.Set("setParentDeathSignal", Napi::Function::New(env, SetParentDeathSignal));
   exports.Set("signalRange", Napi::Function::New(env, SignalRange));

@@ -13,4 +13,8 @@ bool is_subreaper() {
 
 bool set_parent_death_signal(int signal) { return prctl(PR_SET_PDEATHSIG, signal, 0, 0, 0) == 0; }
 
+bool set_thread_name(const char* name) {
+  return prctl(PR_SET_NAME, reinterpret_cast<unsigned long>(name), 0, 0, 0) == 0;  // NOLINT(runtime/int)
+}
+
 }  // namespace sexton

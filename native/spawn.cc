@@ -29,7 +29,7 @@ void reset_signal_dispositions() {
   }
 }
 
-// Node 20 marks fds 0-2 close-on-exec and may leave them non-blocking: without this the
+// Node marks fds 0-2 close-on-exec and may leave them non-blocking: without this the
 // child starts with no stdio at all, or with reads failing with EAGAIN.
 void make_stdio_inheritable() {
   for (int fd = 0; fd <= 2; fd++) {

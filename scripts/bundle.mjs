@@ -1,4 +1,4 @@
-// Bundles the init into one CommonJS file with no runtime dependencies: on Node 20 separate
+// Bundles the init into one CommonJS file with no runtime dependencies: on Node separate
 // modules and ESM each cost milliseconds of startup that PID 1 pays on every container start.
 // The init is dist/init.js, run by the `sexton` command dist/sexton.js (src/boot/loader.ts) from the
 // code cache `sexton code-cache` trains (src/boot/code-cache-train.ts).
@@ -11,7 +11,7 @@ import { chmodSync, readFileSync, rmSync } from 'node:fs';
 import { writeNotices } from './notices.mjs';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-const common = { bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning', metafile: true };
+const common = { bundle: true, platform: 'node', format: 'cjs', target: 'node22', logLevel: 'warning', metafile: true };
 const define = { SEXTON_VERSION: JSON.stringify(version) };
 
 /**

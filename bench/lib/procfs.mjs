@@ -25,7 +25,7 @@ const SLEEPING_IN = { 0: 'read', 7: 'poll', 128: 'rt_sigtimedwait', 202: 'futex'
 
 /**
  * What a thread is: its name, "main" for the thread group leader, and the syscall it sleeps in
- * (Node names none of its threads, so this tells the event loop from V8's workers, the reaper).
+ * (Node 22 names none of its threads, so this tells the event loop from V8's workers, the reaper).
  */
 function threadRole(pid, tid, name) {
   let syscall = '';

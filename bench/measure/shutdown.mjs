@@ -20,7 +20,7 @@ const NODE_FLOOR_SCRIPT = [
   'process.on("SIGTERM", () => c.kill("SIGTERM"));',
   'c.on("exit", (code, signal) => process.exit(signal ? 128 + require("os").constants.signals[signal] : code));',
 ].join(' ');
-const nodeFloor = { name: NODE_TERM_FLOOR, argv: (command) => [process.execPath, '-e', NODE_FLOOR_SCRIPT, ...command] };
+export const nodeFloor = { name: NODE_TERM_FLOOR, argv: (command) => [process.execPath, '-e', NODE_FLOOR_SCRIPT, ...command] };
 /** A shutdown that takes longer than this is a failure of the bench, not a slow init. */
 const EXIT_TIMEOUT_MS = 10_000;
 

@@ -1,4 +1,4 @@
-// Keeps the addon loadable on glibc 2.28, the oldest glibc Node 20 itself runs on, when it is
+// Keeps the addon loadable on glibc 2.28, the oldest glibc Node 22, 24 and 26 run on, when it is
 // built on a newer glibc (Debian 12 has 2.36). libstdc++ and libgcc are linked statically, but
 // they and our own code still reference glibc symbols, and the linker binds each reference to
 // the newest version the build machine's libc defines:

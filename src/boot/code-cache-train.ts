@@ -51,9 +51,11 @@ function trainOnExit(out: string): void {
       if (script !== undefined && crc32 !== undefined && node !== undefined) {
         const data = script.createCachedData();
         const source = readFileSync(path.join(__dirname, 'init.js'), 'utf8');
-        // V8 says whether it would take these bytes back, without running them.
-        if (!new Script(wrapInit(source), { filename: 'init.js', cachedData: data }).cachedDataRejected) writeFileSync(
-          out, sealCache(cacheHead(source, node, crc32), data, crc32));
+        // V8 says whether it would take these bytes back, without running them; the head says
+        // under which NODE_OPTIONS they were made (this run's: the init's, src/config/node-options.ts).
+        const head = cacheHead(source, node, process.env.NODE_OPTIONS, crc32);
+        const taken = !new Script(wrapInit(source), { filename: 'init.js', cachedData: data }).cachedDataRejected;
+        if (taken) writeFileSync(out, sealCache(head, data, crc32));
       }
       exit(code);
     };

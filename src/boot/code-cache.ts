@@ -3,8 +3,12 @@
 // took the cache the x64 one made, and crashed; an init edited in place (same length) ran its
 // old bytecode; and V8 takes damaged bytes too (no checksum outside debug builds) and dies in
 // its deserializer. So a cache starts with a head: the CRC-32 of the init's source, the node
-// binary that trained it, then the CRC-32 and length of V8's bytes. Only the same init on the
-// same binary, with bytes that match their CRC, gets them.
+// binary that trained it, the NODE_OPTIONS it ran under, then the CRC-32 and length of V8's
+// bytes. Only the same init on the same binary under the same NODE_OPTIONS, with bytes that match
+// their CRC, gets them. The NODE_OPTIONS are sexton's check, not V8's: V8 hashes only the flags
+// it holds to change code, and that set moves between releases (Node 24 and 26 take a cache made
+// without --max-old-space-size, Node 22 refused it), so what sexton was trained under is what it
+// runs from, on every line.
 import { statSync } from 'node:fs';
 import { nodeBinding } from '../platform/node-binding';
 
@@ -37,9 +41,10 @@ export function thisNode(): NodeBinary | undefined {
   }
 }
 
-/** What a cache for the init `source` on `node` starts with. */
-export function cacheHead(source: string, node: NodeBinary, crc32: Crc32): string {
-  return `// sexton init crc32 ${crc32(source)}\n// node ${node.version} ${node.arch} ${node.size}\n`;
+/** What a cache for the init `source` on `node` under NODE_OPTIONS `nodeOptions` starts with. */
+export function cacheHead(source: string, node: NodeBinary, nodeOptions: string | undefined, crc32: Crc32): string {
+  const options = `// NODE_OPTIONS ${JSON.stringify(nodeOptions ?? '')}\n`;
+  return `// sexton init crc32 ${crc32(source)}\n// node ${node.version} ${node.arch} ${node.size}\n${options}`;
 }
 
 /** The cache file's bytes: the head, the check line, V8's bytes. */

@@ -14,6 +14,10 @@ function installEarly(): { native?: Native; error?: unknown } {
   try {
     const native = loadNative();
     native.installSignalHandlers();
+    // The process's name, the same on every Node line: the main thread is named by Node, `node`
+    // on 22, `MainThread` on 24, `node-MainThread` on 26. ps, /proc/1/comm and the start-time check
+    // of whether PID 1 forwards the stop signal read this name.
+    native.setThreadName('sexton');
     // Now, before sexton's own threads and V8's workers that have not allocated yet take an
     // arena each (native/memory.h).
     native.shareOneMallocArena();

@@ -30,8 +30,10 @@ try {
 const cache = read(`${__dirname}/init.cache`);
 const crc32 = cache === undefined ? undefined : nodeCrc32();
 const node = crc32 === undefined ? undefined : thisNode();
-const cachedData = node === undefined || crc32 === undefined ? undefined : cachedDataFor(cache,
-  cacheHead(source, node, crc32), crc32);
+const head = node === undefined || crc32 === undefined
+  ? undefined
+  : cacheHead(source, node, process.env.NODE_OPTIONS, crc32);
+const cachedData = crc32 === undefined ? undefined : cachedDataFor(cache, head, crc32);
 const script = new Script(wrapInit(source), { filename: INIT, cachedData });
 (globalThis as Record<symbol, Script>)[INIT_SCRIPT] = script;
 script.runInThisContext()(exports, require, module, INIT, __dirname);

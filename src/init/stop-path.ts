@@ -4,7 +4,10 @@
 // entrypoint that runs `sexton -- app` without exec) hears nothing unless that PID 1 forwards;
 // and sexton neither PID 1 nor a subreaper cannot reap its child's orphans.
 
-/** Inits that forward signals to their child: under them sexton hears the stop. */
+/**
+ * Inits that forward signals to their child: under them sexton hears the stop. sexton names
+ * itself sexton (src/boot/first-handlers.ts); `node` is a sexton that did not yet.
+ */
 const FORWARDING_INITS = new Set(['tini', 'tini-static', 'dumb-init', 'catatonit', 'docker-init', 'sexton', 'node']);
 
 export interface StopPathFacts {

@@ -137,6 +137,8 @@ export interface Native {
   becomeSubreaper(): boolean;
   isSubreaper(): boolean;
   setParentDeathSignal(signal: number): boolean;
+  /** PR_SET_NAME on the calling thread (the main one: the process's comm); 15 bytes are kept. */
+  setThreadName(name: string): boolean;
   signalRange(): { rtmin: number; rtmax: number };
   /** execve(argv[0], argv, env) after clearing close-on-exec on stdio; returns errno on failure. */
   execSelf(argv: (string | Buffer)[], env: (string | Buffer)[]): number;
@@ -175,7 +177,7 @@ export const NATIVE_FUNCTIONS = [
   'setProcTrusted', 'openLogSink', 'writeLog', 'releaseFilePages', 'trimMallocHeap', 'shareOneMallocArena',
   'compactJsHeap', 'watchOomEvents', 'setForwardToGroup', 'setStopDeadline', 'signalMainChild', 'signalEveryProcess',
   'signalProcess',
-  'stats', 'becomeSubreaper', 'isSubreaper', 'setParentDeathSignal', 'signalRange', 'execSelf', 'exit',
+  'stats', 'becomeSubreaper', 'isSubreaper', 'setParentDeathSignal', 'setThreadName', 'signalRange', 'execSelf', 'exit',
   'detachControllingTerminal', 'setStopSelfAfter', 'setReportOrphans', 'errorText', 'peerCredentials',
   'openNotifySocket', 'receiveNotifications', 'signalsReceived', 'tcpSockets',
 ] as const satisfies readonly (keyof Native)[];

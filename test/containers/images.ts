@@ -11,7 +11,7 @@ import { Engine, podman } from './podman';
 export const IMAGES = {
   /** Stand-in for an existing non-Node image (debian-slim-like): glibc, libstdc++, busybox. */
   glibcBase: 'localhost/sexton-test/glibc-base',
-  /** Stand-in for node:20-slim: the above plus node and npm in /usr/local. */
+  /** Stand-in for node:26-slim: the above plus node and npm in /usr/local. */
   nodeBase: 'localhost/sexton-test/node-base',
   /** images/node on nodeBase. */
   node: 'localhost/sexton-test/node',

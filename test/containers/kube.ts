@@ -16,7 +16,7 @@ const played = new Set<string>();
 /** The manifest's image names and the suite's images that stand for them. */
 export function localImages(): Record<string, string> {
   const images = inject('images');
-  return { 'my-org/example-node-app:latest': `${images.nodeApp}:latest`, 'my-org/node-sexton:20': `${images.node}:latest` };
+  return { 'my-org/example-node-app:latest': `${images.nodeApp}:latest`, 'my-org/node-sexton:26': `${images.node}:latest` };
 }
 
 

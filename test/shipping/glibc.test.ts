@@ -1,5 +1,5 @@
-// The prebuilt glibc addons must load wherever Node 20 runs: glibc 2.28 and up, with or without
-// a libstdc++ (native/compat/glibc_compat.c and the static link in scripts/prebuild.mjs, CMakeLists.txt
+// The prebuilt glibc addons must load wherever Node 22, 24 and 26 run: glibc 2.28 and up, with or
+// without a libstdc++ (native/compat/glibc_compat.c and the static link in scripts/prebuild.mjs, CMakeLists.txt
 // and binding.gyp). Checked with binutils' objdump, as the dynamic loader reads the file.
 import { execa } from 'execa';
 import * as path from 'node:path';
@@ -17,7 +17,7 @@ import {
   symbolsNeeding,
 } from '../support/shipping';
 
-/** Node 20's own glibc floor. */
+/** The supported Node lines' own glibc floor (22, 24 and 26 all need 2.28). */
 const GLIBC_FLOOR = '2.28';
 const DEV_BUILD = path.join(ROOT, 'build', 'Release', 'sexton.node');
 

@@ -1,4 +1,4 @@
-// The musl prebuilds (node:20-alpine and other musl images, x64 and arm64). No musl Node can be
+// The musl prebuilds (node:26-alpine and other musl images, x64 and arm64). No musl Node can be
 // installed on this Debian machine, so they are checked against Debian's musl (packages musl
 // and musl:arm64), the way musl's dynamic loader will judge them: the right machine, no library
 // but libc, every symbol they need either Node-API (from node itself) or exported by musl's

