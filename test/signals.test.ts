@@ -152,7 +152,7 @@ test('-g delivers to the child\'s process group: a grandchild in it gets the sig
   await run.waitFor('child ready');
   await run.waitFor('grandchild ready');
   await sendAndAwait(run.pid1, run.stdout, SIGUSR1, SIGUSR1, { label: 'child' });
-  await until(() => deliveries(run.stdout(), 'grandchild').includes(SIGUSR1), 2000, 'grandchild to get USR1');
+  await until(() => deliveries(run.stdout(), 'grandchild').includes(SIGUSR1), 10_000, 'grandchild to get USR1');  // a deadline, not a bound: a starved shell may take a while
   await sendAndAwait(run.pid1, run.stdout, SIGTERM, SIGTERM, { label: 'child' });
   const result = await run.done();
   expect(deliveries(result.stdout, 'child')).toEqual([10, 15]);

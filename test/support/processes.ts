@@ -39,6 +39,14 @@ export function procStat(pid: number): ProcStat | undefined {
 
 export const startTimeOf = (pid: number) => procStat(pid)?.startTime;
 
+/** Whether pid has begun to exit (PF_EXITING in /proc/PID/stat's flags), or is gone. */
+export function isExiting(pid: number): boolean {
+  const stat = readIfThere(`/proc/${pid}/stat`);
+  if (stat === undefined) return true;
+  const PF_EXITING = 0x4;
+  return (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[6]) & PF_EXITING) !== 0;
+}
+
 /** Whether `signal` is pending at pid, sent but not yet delivered (/proc SigPnd or ShdPnd). */
 export function isPending(pid: number, signal: number): boolean {
   const status = readIfThere(`/proc/${pid}/status`) ?? '';
@@ -54,11 +62,9 @@ export function isPending(pid: number, signal: number): boolean {
  * by state, not by waiting.
  */
 export function signalledOrGone(pid: number, signal: number): boolean {
-  const stat = readIfThere(`/proc/${pid}/stat`);
-  if (stat === undefined) return true;
-  const [state, , , , , , flags] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const PF_EXITING = 0x4;  // dequeued its fatal signal and is leaving: no bit is pending any more
-  if (state === 'Z' || state === 'X' || (Number(flags) & PF_EXITING) !== 0) return true;
+  const state = procStat(pid)?.state;
+  // Exiting: it dequeued its fatal signal and is leaving, so no bit is pending any more.
+  if (state === undefined || state === 'Z' || state === 'X' || isExiting(pid)) return true;
   // 9: the SIGKILL a fatal signal becomes. Gone meanwhile counts as gone.
   return isPending(pid, signal) || isPending(pid, 9) || procStat(pid) === undefined;
 }
