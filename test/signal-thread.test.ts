@@ -4,7 +4,8 @@
 // switches while signals reach the child through sexton, running as PID 1.
 import { readdirSync, readFileSync } from 'node:fs';
 import { beforeAll, expect, test } from 'vitest';
-import { requireBuilt, runAsPid1, sleep, until } from './support/pid1';
+import { freePort } from './support/http';
+import { requireBuilt, runAsPid1, until } from './support/pid1';
 import { switchesByThread } from './support/processes';
 import { sendAndAwait, SIG, trapChild } from './support/signals';
 
@@ -15,9 +16,13 @@ beforeAll(requireBuilt);  // every process a test starts is SIGKILLed after it (
 test('signals forwarded to the child wake an idle thread of sexton, not its main thread', async () => {
   const forwarded = [SIGUSR1, SIGWINCH, SIGHUP];
   const rounds = 20;
-  const run = await runAsPid1(['--', ...trapChild([...forwarded, SIGTERM])]);
+  // The exporters' start (100 ms after the spawn) is the main thread's last start-up work: a
+  // metrics listener's line (-v) says when it is done (the file-page release follows in the same
+  // turn of the loop), whenever a loaded machine gets there.
+  const port = await freePort();
+  const run = await runAsPid1(['-v', '--metrics', `127.0.0.1:${port}`, '--', ...trapChild([...forwarded, SIGTERM])]);
   await run.waitFor('ready');
-  await sleep(500);  // past the exporters' start (100 ms after the spawn), which is the main thread's work
+  await run.waitFor(`metrics on http://127.0.0.1:${port}/metrics`, 'stderr');
   const before = switchesByThread(run.pid1);
   for (let i = 0; i < rounds; i++) {
     for (const signal of forwarded) await sendAndAwait(run.pid1, run.stdout, signal);
