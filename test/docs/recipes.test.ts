@@ -2,12 +2,12 @@
 // PID 1 of a fresh PID namespace, reached over loopback or a Unix socket. Each recipe is
 // tested next to what plain TERM does, so that the test would fail if the recipe did not matter.
 import { execa } from 'execa';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { requireBuilt, runAsPid1 } from '../support/pid1';
+import { requireBuilt, runAsPid1, until } from '../support/pid1';
 import { freePort, listening } from '../support/http';
-import { cleanUpServers, download, idleSession, initPostgres, nginxConfig, openDir, Postgres } from '../support/servers';
+import { cleanUpServers, download, type Download, idleSession, initPostgres, nginxConfig, openDir, Postgres } from '../support/servers';
 
 beforeAll(requireBuilt);
 afterEach(() => {
@@ -61,6 +61,18 @@ describe('PostgreSQL', () => {
   });
 });
 
+/** Starts a download of each name and resolves once every response has begun: in flight, an event, not a wait. */
+async function inFlight(port: number, names: string[]): Promise<Promise<Download>[]> {
+  const begun: Promise<void>[] = [];
+  const downloads = names.map((name) => {
+    let heard = () => {};
+    begun.push(new Promise<void>((resolve) => (heard = resolve)));
+    return download(port, name, () => heard());
+  });
+  await Promise.race([Promise.all(begun), Promise.all(downloads)]);  // a failed one ends the wait too
+  return downloads;
+}
+
 describe('nginx', () => {
   // 7 downloads of 1.5 MiB at 1 MiB/s each: in flight for ~1.5 s when the stop comes.
   const SIZE = 1.5 * 1024 * 1024;
@@ -71,8 +83,7 @@ describe('nginx', () => {
     const nginx = nginxConfig(port, { ...FILES, 'small.txt': 10 });
     const run = await runAsPid1(['-r', 'TERM:QUIT', '--drain-delay', '1', '--grace', '20', '--', ...nginx.argv]);
     await listening(port);
-    const downloads = Object.keys(FILES).map((name) => download(port, name));
-    await new Promise((r) => setTimeout(r, 300));
+    const downloads = await inFlight(port, Object.keys(FILES));
     run.signal('SIGTERM');
     await run.waitFor('after a 1s drain delay', 'stderr');
     // The load balancer still sends requests for a moment: they are served during the drain.
@@ -92,8 +103,7 @@ describe('nginx', () => {
     const nginx = nginxConfig(port, FILES);
     const run = await runAsPid1(['--grace', '20', '--', ...nginx.argv]);
     await listening(port);
-    const downloads = Object.keys(FILES).map((name) => download(port, name));
-    await new Promise((r) => setTimeout(r, 300));
+    const downloads = await inFlight(port, Object.keys(FILES));
     run.signal('SIGTERM');
     const results = await Promise.all(downloads);
     expect(results.filter((d) => d.complete).length, JSON.stringify(results)).toBe(0);
@@ -125,6 +135,7 @@ describe('redis and gunicorn: plain TERM is already right', () => {
     writeFileSync(path.join(dir, 'app.py'), [
       'import time',
       'def app(environ, start_response):',
+      "    open('in-app', 'w').close()  # the test's event: the request is in the worker",
       '    time.sleep(1.5)',
       "    start_response('200 OK', [('Content-Type', 'text/plain'), ('Content-Length', '11')])",
       "    return [b'slow hello\\n']",
@@ -133,10 +144,10 @@ describe('redis and gunicorn: plain TERM is already right', () => {
     const port = await freePort();
     const run = await runAsPid1(['--grace', '20', '--', 'gunicorn', '--chdir', dir, '-b', `127.0.0.1:${port}`, '--graceful-timeout', '10', 'app:app']);
     await run.waitFor('Booting worker', 'stderr');
-    const inFlight = download(port, '');
-    await new Promise((r) => setTimeout(r, 300));
+    const slow = download(port, '');
+    await until(() => existsSync(path.join(dir, 'in-app')), 10_000, 'the request to reach the app');
     run.signal('SIGTERM');
-    expect(await inFlight).toEqual({ status: 200, bytes: 11, complete: true });
+    expect(await slow).toEqual({ status: 200, bytes: 11, complete: true });
     const { exitCode, stderr } = await run.done();
     expect(exitCode, stderr).toBe(0);
     expect(stderr).toMatch(/Handling signal: term[\s\S]*Shutting down: Master/);

@@ -5,11 +5,12 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, constants, existsSync, openSync, readFileSync, readlinkSync, readdirSync, readSync, writeSync } from 'node:fs';
 import * as path from 'node:path';
+import { constants as osConstants } from 'node:os';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { compileFixtures, CompiledFixtures, readStats, scratchDir, statusKb } from '../support/faults';
 import { fixture, requireBuilt, sextonArgv, until } from '../support/pid1';
 import { childrenOf, inPidNamespace } from '../../src/harness/namespace';
-import { procStat } from '../support/processes';
+import { isPending, procStat } from '../support/processes';
 
 const O_NONBLOCK = constants.O_NONBLOCK;
 const FILLER = 'x';
@@ -281,7 +282,8 @@ describe('a stderr pipe nobody reads never blocks sexton', () => {
     await until(() => childrenOf(run.pid1).some((pid) => commOf(pid) === 'sleep'), 5000, 'sleep');
     for (let i = 0; i < 5; i++) {
       process.kill(run.pid1, 'SIGUSR1');
-      await new Promise((r) => setTimeout(r, 20));
+      // Two USR1s pending at once would be one: the next goes once sexton has taken this one.
+      await until(() => !isPending(run.pid1, osConstants.signals.SIGUSR1), 5000, 'sexton to take USR1');
     }
     // The stats file shows the drops while sexton runs (it is rewritten within a second).
     const live = await until(() => {
@@ -352,7 +354,8 @@ describe('a stderr pipe nobody reads never blocks sexton', () => {
     await until(() => run.stdout().includes('ready'), 10_000, 'the child to be ready');
     const flood = spawn(fixtures.path('flood'), [String(run.pid1), '10', '10000', '4'], { stdio: ['ignore', 'ignore', 'inherit'] });
     cleanups.push(() => flood.exitCode === null && flood.signalCode === null && flood.kill('SIGKILL'));
-    await new Promise((r) => setTimeout(r, 1000));
+    // During the flood (4 s of it): once its first signals show in the stats file.
+    await until(() => (readStats(stats)?.signals?.received?.USR1 ?? 0) > 0, 5000, 'the flood to reach sexton');
     const sent = Date.now();
     process.kill(run.pid1, 'SIGTERM');
     await until(() => run.stdout().includes('got-TERM'), 10_000, 'TERM at the child');

@@ -12,7 +12,7 @@ import { freshDir, namespacePid, removeDirs, sample } from '../support/observabi
 import { freePort } from '../support/http';
 import { formatStatus } from '../../src/report/stats';
 import { requireBuilt, runAsPid1, until } from '../support/pid1';
-import { hostDescendants, procStat, readIfThere } from '../support/processes';
+import { hostDescendants, isExiting, procStat, readIfThere } from '../support/processes';
 
 beforeAll(() => {
   requireBuilt();
@@ -80,7 +80,9 @@ test('a frozen grandchild outlives SIGKILL: named with state D, wchan and pendin
     pid: inNamespace, command: 'sleep', state: 'D', wchan: 'hrtimer_nanosleep', syscall: 'clock_nanosleep', killPending: true, mount: null,
   }]);
   expect(procStat(grandchild)?.state).toBe('D');
-  await new Promise((r) => setTimeout(r, 300));
+  // sexton has called exit: once PID 1 is in the kernel's exit path, it is held there (waiting
+  // for its namespace to empty), not gone. The event, not a wait, shows it stays.
+  await until(() => isExiting(run.pid1), 10_000, 'PID 1 to begin its exit');
   expect(procStat(run.pid1), 'PID 1 stays until the thaw').toBeDefined();
 
   freezer.thaw();

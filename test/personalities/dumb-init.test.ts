@@ -1,10 +1,11 @@
 // sexton reached through a link named dumb-init behaves as dumb-init: the same tests run against
 // Debian's dumb-init, so each assertion is one dumb-init itself passes.
+import { constants } from 'node:os';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runInTerminal } from '../support/core';
 import { requireBuilt, runAsPid1, SEXTON, until } from '../support/pid1';
 import { alive, bothOf, descendantNamed, inOwnProcessGroup, Links, onlyChild, requirePeers, printed, running, runTool, runToEnd, state } from '../support/personalities';
-import { procStat, track } from '../support/processes';
+import { isPending, procStat, readIfThere, signalledOrGone, track } from '../support/processes';
 import { childrenOf } from '../../src/harness/namespace';
 
 
@@ -17,6 +18,9 @@ beforeAll(() => {
 afterAll(() => links?.remove());
 
 const sh = (script: string) => ['sh', '-c', script];
+const { SIGTERM, SIGWINCH } = constants.signals;
+/** Waits until pid runs `command` (its exec done). */
+const execed = (pid: number, command: string) => until(() => readIfThere(`/proc/${pid}/comm`) === `${command}\n`, 10_000, `pid ${pid} to exec ${command}`);
 
 describe.each(bothOf(() => links, 'dumb-init'))('%s', (_label, dumbInit) => {
   test('-V and -h print to stderr and exit 0', async () => {
@@ -93,14 +97,16 @@ describe.each(bothOf(() => links, 'dumb-init'))('%s', (_label, dumbInit) => {
   });
 
   test('-c: a signal goes to the child alone', async () => {
-    const run = runTool([dumbInit(), '-c', ...GROUP_PROBE]);
+    // sh waits with the `wait` builtin, which a trapped TERM interrupts at once: its line is the
+    // event. A delivery to the group would have marked TERM at the sleep by the same kill(2).
+    const run = runTool([dumbInit(), '-c', ...sh('trap "echo sh-got-term" TERM; sleep 20 & wait $!; wait $!; echo sleep=$?')]);
     const sleep = await descendantNamed(run.pid as number, 'sleep');
     process.kill(run.pid as number, 'SIGTERM');
-    await new Promise((r) => setTimeout(r, 300));
-    expect(alive(sleep)).toBe(true);  // only sh got it
+    await printed(run, 'sh-got-term');
+    expect(signalledOrGone(sleep, SIGTERM), 'the sleep got TERM too').toBe(false);  // only sh got it
     process.kill(sleep, 'SIGKILL');
     const result = await run;
-    expect(result.stdout).toContain('sh-got-term');
+    expect(result.stdout).toContain('sleep=137');
   });
 
   const TRAPS = sh('trap "echo got-usr1; exit 7" USR1; trap "echo got-term; exit 8" TERM; echo ready; while :; do sleep 0.05; done');
@@ -111,13 +117,15 @@ describe.each(bothOf(() => links, 'dumb-init'))('%s', (_label, dumbInit) => {
     process.kill(rewritten.pid as number, 'SIGTERM');
     expect((await rewritten).exitCode).toBe(7);
 
-    const dropped = runTool([dumbInit(), '-c', '--rewrite=15:0', ...TRAPS]);
+    // The marker after the dropped TERM is WINCH (28): the init handles pending signals lowest
+    // number first, one at a time, and so does the child's shell, so a TERM that went out would
+    // end the child (8) before the marker's trap could (9). Order, not a wait.
+    const marked = sh('trap "echo got-winch; exit 9" WINCH; trap "echo got-term; exit 8" TERM; echo ready; while :; do sleep 0.05; done');
+    const dropped = runTool([dumbInit(), '-c', '--rewrite=15:0', ...marked]);
     await printed(dropped, 'ready');
     process.kill(dropped.pid as number, 'SIGTERM');
-    await new Promise((r) => setTimeout(r, 300));
-    expect(alive(dropped.pid as number)).toBe(true);
-    process.kill(dropped.pid as number, 'SIGUSR1');
-    expect((await dropped).exitCode).toBe(7);
+    process.kill(dropped.pid as number, 'SIGWINCH');
+    expect((await dropped).exitCode).toBe(9);
   });
 
   const LEAVES_ONE = sh('sleep 20 >/dev/null 2>&1 & echo left=$!; exit 4');
@@ -141,8 +149,8 @@ describe.each(bothOf(() => links, 'dumb-init'))('%s', (_label, dumbInit) => {
     const result = await runToEnd([dumbInit(), ...flags, ...LEAVES_ONE]);
     expect(result.exitCode).toBe(4);
     const left = leftover(result.stdout);
-    await new Promise((r) => setTimeout(r, 300));
-    expect(alive(left)).toBe(true);
+    // The init has exited: a TERM it sent would be pending at the sleep (or have ended it) now.
+    expect(signalledOrGone(left, SIGTERM)).toBe(false);
   });
 
   test.each([
@@ -155,7 +163,7 @@ describe.each(bothOf(() => links, 'dumb-init'))('%s', (_label, dumbInit) => {
     const run = runTool(inOwnProcessGroup([dumbInit(), ...flags, 'sleep', '20']));
     const init = run.pid as number;
     const child = await onlyChild(init);
-    await new Promise((r) => setTimeout(r, 200));
+    await execed(child, 'sleep');  // before that, in setsid mode its group may not exist yet
     process.kill(init, 'SIGTSTP');
     await until(() => state(child) === childState && state(init) === 'T', 5000, `both stopped (child ${state(child)}, init ${state(init)})`);
     process.kill(init, 'SIGCONT');
@@ -167,10 +175,13 @@ describe.each(bothOf(() => links, 'dumb-init'))('%s', (_label, dumbInit) => {
   test('as PID 1: TSTP stops the child (the kernel ignores the init stopping itself); CONT resumes it', async () => {
     const run = await runAsPid1([dumbInit(), 'sleep', '20'], { raw: true });
     const child = await until(() => childrenOf(run.pid1)[0], 10_000, 'the child');
-    await new Promise((r) => setTimeout(r, 200));
+    await execed(child, 'sleep');  // before that, in setsid mode its group may not exist yet
     run.signal('SIGTSTP');
     await until(() => state(child) === 'T', 5000, `child stopped (${state(child)})`);
-    await new Promise((r) => setTimeout(r, 200));
+    // The init stops itself, if at all, while handling TSTP; it handles one signal at a time, so
+    // once it has taken a later WINCH off its queue it was not stopped (a stopped one cannot).
+    run.signal('SIGWINCH');
+    await until(() => !isPending(run.pid1, SIGWINCH) || state(run.pid1) === 'T', 5000, 'the init to take WINCH');
     expect(state(run.pid1)).not.toBe('T');
     run.signal('SIGCONT');
     await until(() => running(child), 5000, 'child running');

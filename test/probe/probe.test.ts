@@ -4,7 +4,8 @@
 // running is ended too.
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { requireBuilt, runAsPid1, SEXTON } from '../support/pid1';
+import { requireBuilt, runAsPid1, SEXTON, until } from '../support/pid1';
+import { childrenOf } from '../../src/harness/namespace';
 import { hostDescendants } from '../support/processes';
 
 beforeAll(requireBuilt);
@@ -28,7 +29,10 @@ async function probeInPod(args: string[]) {
   try {
     await run.waitFor(/probe-exit=\d+ ms=\d+/, 'stdout', 30_000);
     const [, code, ms] = /probe-exit=(\d+) ms=(\d+)/.exec(run.stdout()) as RegExpExecArray;
-    await new Promise((r) => setTimeout(r, 100));  // a straggler would show by now
+    // The shell's exec of `sleep 30` is the event to wait for. A straggler needs no wait: what
+    // the probe started exists by the probe's exit (or is gone for good), so it shows now.
+    const [main] = childrenOf(run.pid1);
+    await until(() => readFileSync(`/proc/${main}/cmdline`, 'utf8') === 'sleep\x0030\x00', 10_000, 'the shell to exec sleep 30');
     return { code: Number(code), ms: Number(ms), left: commands(run.pid1), stdout: run.stdout() };
   } finally {
     run.signal('SIGKILL');

@@ -76,7 +76,8 @@ it('answers every hostile request with a documented status, and is unharmed afte
     // once, the others at the health listener's 3 s deadline, and then a probe gets in again.
     const idle = Array.from({ length: 80 }, () => connect(port, '127.0.0.1').on('error', () => undefined));
     const heldAt = Date.now();
-    await new Promise((r) => setTimeout(r, 300));
+    // Every one connected (or refused): the kernel queued all 80 before the probe's connection.
+    await Promise.all(idle.map((socket) => new Promise((settled) => socket.once('connect', settled).once('error', settled))));
     await expect.poll(() => exchange(port, Buffer.from('GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n'), 500), { timeout: 15_000, interval: 50 }).toBe(200);
     console.log(`a probe got in ${Date.now() - heldAt} ms after 80 idle connections were opened`);
     for (const socket of idle) socket.destroy();

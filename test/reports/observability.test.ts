@@ -180,7 +180,8 @@ describe('status socket on and off', () => {
     writeFileSync(precious, 'precious\n');
     const run = await runAsPid1(['--status-socket', precious, '--', ...leakingApp(0, 0)]);
     await run.waitFor('ready');
-    await new Promise((r) => setTimeout(r, 500));  // the exporters start right after the child
+    // The status socket's start has met the file and left it: its line is the event.
+    await run.waitFor(`status socket: ${precious} exists and is not a socket; leaving it alone`, 'stderr');
     run.signal('SIGTERM');
     expect((await run.done()).exitCode).toBe(3);
     expect(existsSync(precious) && readFileSync(precious, 'utf8')).toBe('precious\n');

@@ -116,8 +116,12 @@ describe('sexton scan --stuck', () => {
     const series = 'sexton_scan_stuck_processes{namespace="",pod="",container="",pod_uid="",container_id="",runtime="",state="D",wchan="hrtimer_nanosleep",kill_pending="true"}';
     // The first scan sees it for the first time: not yet stuck for --min-age.
     expect(sample(await scrape(), series) ?? 0).toBe(0);
-    await new Promise((r) => setTimeout(r, 1600));
-    const later = await scrape();
+    // Stuck once a scan --min-age (0.5 s) later sees it again: scans are a second apart at least,
+    // so that is the next scan after the cache's second, whenever a loaded machine runs it.
+    const later = await until(async () => {
+      const text = await scrape();
+      return (sample(text, series) ?? 0) >= 1 && text;
+    }, 10_000, 'the frozen process to count as stuck');
     expect(sample(later, series)).toBeGreaterThanOrEqual(1);
     const check = await checkMetrics(later);
     expect(check.exitCode, check.output).toBe(0);

@@ -39,6 +39,36 @@ export function procStat(pid: number): ProcStat | undefined {
 
 export const startTimeOf = (pid: number) => procStat(pid)?.startTime;
 
+/** Whether pid has begun to exit (PF_EXITING in /proc/PID/stat's flags), or is gone. */
+export function isExiting(pid: number): boolean {
+  const stat = readIfThere(`/proc/${pid}/stat`);
+  if (stat === undefined) return true;
+  const PF_EXITING = 0x4;
+  return (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[6]) & PF_EXITING) !== 0;
+}
+
+/** Whether `signal` is pending at pid, sent but not yet delivered (/proc SigPnd or ShdPnd). */
+export function isPending(pid: number, signal: number): boolean {
+  const status = readIfThere(`/proc/${pid}/status`) ?? '';
+  return [...status.matchAll(/^(?:SigPnd|ShdPnd):\s+([0-9a-f]+)$/gm)].some((m) => ((BigInt(`0x${m[1]}`) >> BigInt(signal - 1)) & 1n) === 1n);
+}
+
+/**
+ * Whether `signal` was sent to pid and is not yet acted on, or the process is past acting on
+ * anything: it is pending, a fatal signal already turned into the SIGKILL the kernel queues for
+ * the exit, or the process is exiting, a zombie or gone. For a process that does not catch the
+ * signal (a caught one clears its bit), kill(2) marks it pending before it returns, so "not
+ * signalled" right after an event proves that nothing sent it before that event: absence shown
+ * by state, not by waiting.
+ */
+export function signalledOrGone(pid: number, signal: number): boolean {
+  const state = procStat(pid)?.state;
+  // Exiting: it dequeued its fatal signal and is leaving, so no bit is pending any more.
+  if (state === undefined || state === 'Z' || state === 'X' || isExiting(pid)) return true;
+  // 9: the SIGKILL a fatal signal becomes. Gone meanwhile counts as gone.
+  return isPending(pid, signal) || isPending(pid, 9) || procStat(pid) === undefined;
+}
+
 /** Context switches (voluntary and not) of each thread of `pid`, by thread id: an idle thread has none. */
 export function switchesByThread(pid: number): Map<number, number> {
   const out = new Map<number, number>();

@@ -112,13 +112,14 @@ export interface Download {
   complete: boolean;
 }
 
-/** GET http://127.0.0.1:port/name, counting the bytes that arrive; never rejects. */
-export function download(port: number, name: string): Promise<Download> {
+/** GET http://127.0.0.1:port/name, counting the bytes that arrive; never rejects. onHeaders: the response began (in flight). */
+export function download(port: number, name: string, onHeaders?: () => void): Promise<Download> {
   return new Promise((resolve) => {
     let status = 0;
     let bytes = 0;
     let expected = -1;
     const req = request({ host: '127.0.0.1', port, path: `/${name}`, agent: false, timeout: 30_000 }, (res) => {
+      onHeaders?.();
       status = res.statusCode ?? 0;
       expected = Number(res.headers['content-length'] ?? -1);
       res.on('data', (chunk: Buffer) => (bytes += chunk.length));
