@@ -96,7 +96,7 @@ export function tables(r, names) {
   return { memoryTable, signalTable, floodTable, shutdownTable, scanTable };
 }
 
-/** The performance budget of issue 7: each line PASS or MISS, with the numbers behind it. */
+/** The performance budget: each line PASS or MISS, with the numbers behind it. */
 export function budget(r) {
   const s = 'sexton';
   const t = REFERENCE;

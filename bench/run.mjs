@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// sexton's benchmark against tini, tini-static, dumb-init and catatonit (issue 7).
+// sexton's benchmark against tini, tini-static, dumb-init and catatonit.
 //
 //   npm run bench                    full run; writes bench/RESULTS.md; exits 1 on a budget MISS
 //   node bench/run.mjs --quick       under a minute, fewer rounds; MISSes are printed, not fatal

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Drains side by side (issue 25): failed requests and stop time of one backend stopped behind
+// Drains side by side: failed requests and stop time of one backend stopped behind
 // HAProxy, for fixed drain delays against --drain-quiet, over endpoint removal delays of 0.5, 1.5
 // and 5 s, in one run. The rig is the end-to-end test's (test/support/drain-scenario.ts), bundled
 // here with esbuild: one set of parts for both.

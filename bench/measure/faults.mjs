@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Figures for issue 10 §1–2, sexton beside tini under the real limits (needs root and the
+// Figures, sexton beside tini under the real limits (needs root and the
 // cgroup v1 memory controller):
 //
 //   node bench/measure/faults.mjs [--rounds N] [--sexton PATH] [--only memory,room,oom,grace,flood]

@@ -1,4 +1,4 @@
-// The floors of issue 10 §3 and §6: sexton's task count (and what --v8-pool-size does to it),
+// The floors: sexton's task count (and what --v8-pool-size does to it),
 // the least room in a pids cgroup in which `node -e 0` and `sexton -- true` run, and the least
 // RLIMIT_NOFILE in which they run (sexton with and without every exporter).
 //

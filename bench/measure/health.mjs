@@ -1,4 +1,4 @@
-// Health (issue 24): what probes cost a pod.
+// Health: what probes cost a pod.
 //   1. GET /readyz at 200 probes/s, a new connection each (as kubelet probes): latency and
 //      sexton's CPU (its utime + stime from /proc over the run).
 //   2. `sexton probe -- true` per call against `timeout 10 true`: wall time and peak RSS

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Reports under load (issue 23 §3): 200 clients at once for 10 s, half asking the status socket,
+// Reports under load: 200 clients at once for 10 s, half asking the status socket,
 // half scraping /metrics, each a new connection per request, back to back. Meanwhile sexton's
 // child makes orphans (bench/churn.c, 100/s) and the bench sends it SIGUSR1 100 times a second.
 // Measured, per candidate (this build; --baseline another build's dist/sexton.js):

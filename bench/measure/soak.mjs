@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Memory over time (issue 16): sexton and tini side by side, each PID 1 of its own namespace,
+// Memory over time: sexton and tini side by side, each PID 1 of its own namespace,
 // each with the same churn for N minutes: bench/churn.c makes orphans inside the namespace, the
 // bench sends SIGUSR1 to PID 1 from outside (forwarded to the churn child, which counts them),
 // and every 10 s asks sexton once over its status socket (`sexton status --pid`) and scrapes its

@@ -1,4 +1,4 @@
-// The start-up window (issue 10 §6): a TERM sent to PID 1 d ms after it has exec'd its init, for
+// The start-up window: a TERM sent to PID 1 d ms after it has exec'd its init, for
 // sexton, a bare `node -e` that installs a TERM handler as its first statement, and tini. Until
 // PID 1 has a handler the kernel drops the signal (a namespace's init gets no default action),
 // so a lost TERM means the run goes on until it is SIGKILLed. For sexton the milestones are also

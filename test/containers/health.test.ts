@@ -1,4 +1,4 @@
-// /livez and /readyz from a real container (issue 24): reached through a port published on a
+// /livez and /readyz from a real container: reached through a port published on a
 // bridge network (CNI's bridge and portmap here: no slirp4netns or pasta on these machines),
 // and `podman healthcheck run` with `sexton status --ready`, which turns unhealthy the moment
 // the stop signal arrives while the app still serves its drain delay.

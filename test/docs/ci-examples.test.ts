@@ -1,4 +1,4 @@
-// The CI examples (examples/ci/, issue 28): the GitHub Actions workflow and the GitLab CI job
+// The CI examples (examples/ci/): the GitHub Actions workflow and the GitLab CI job
 // run the same commands, their vitest file is the one docs/harness.md shows, and each of their
 // sexton commands passes as uid 65534 in an app laid out as `npm ci` leaves one: this checkout
 // as node_modules/sexton (bind-mounted, so nobody can reach it wherever the clone lives),

@@ -1,4 +1,4 @@
-// Issue 10 §5: bytes, values and messages through the real CLI. Node's child_process turns
+// Bytes, values and messages through the real CLI. Node's child_process turns
 // every argument into UTF-8 text, so bytes that are not UTF-8 reach sexton through a shell
 // script that builds each word with printf from octal escapes.
 import { execa } from 'execa';

@@ -1,4 +1,4 @@
-// Issue 10 §4: a /proc that is not sexton's namespace's. `unshare --pid --fork` without
+// A /proc that is not sexton's namespace's. `unshare --pid --fork` without
 // --mount-proc leaves the host's /proc in place: its pids are other processes here and its
 // command lines are other tenants'. sexton must warn once, name no process, and still stop
 // what is left of its namespace. Also a run with no /proc at all (a tmpfs over it).

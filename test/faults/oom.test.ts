@@ -1,4 +1,4 @@
-// Issue 10 §1: under a real memory cgroup limit, with CAP_SYS_RESOURCE gone as in a container,
+// Under a real memory cgroup limit, with CAP_SYS_RESOURCE gone as in a container,
 // the kernel's OOM killer must pick an app process, never sexton (PID 1). Each test makes its
 // own cgroup v1 under /sys/fs/cgroup/memory, runs sexton as PID 1 of a fresh PID namespace in
 // it, lets the app outgrow the limit, and then checks that sexton still forwards and reaps.

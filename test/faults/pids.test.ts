@@ -1,4 +1,4 @@
-// Issue 10 §3: nothing needs a new thread once the child runs. Each run is started in its own
+// Nothing needs a new thread once the child runs. Each run is started in its own
 // pids cgroup (the real limit, as a pod's pid limit); the pod's other processes hold most of it
 // and the child fills the rest with a process tree and keeps it full; sexton must go on answering `sexton status`, the metrics scrape, the stats
 // file and TERM, and must never die. Then the start-up floor: room for k tasks, k = 1..10.

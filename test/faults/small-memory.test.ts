@@ -1,4 +1,4 @@
-// Issue 23 §4: small containers. Under a 24 and a 32 MiB cgroup v1 memory limit, with several
+// Small containers. Under a 24 and a 32 MiB cgroup v1 memory limit, with several
 // workers allocating at once from the very start (the OOM comes while sexton is still starting,
 // before any release of its after the exporters listen), the OOM killer must take a worker, never
 // PID 1: as under tini, side by side. Each run is its own test (not a retry): the kernel's choice

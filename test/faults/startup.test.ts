@@ -1,4 +1,4 @@
-// Issue 10 §6: start-up edges. A TERM in the start-up window, NODE_OPTIONS meant for the app,
+// Start-up edges. A TERM in the start-up window, NODE_OPTIONS meant for the app,
 // RLIMIT_NOFILE, and closed stdio. The window itself (how long a TERM is lost after PID 1
 // appears, against `node -e` and tini) is measured in bench/measure/startup-window.mjs.
 import { execa } from 'execa';

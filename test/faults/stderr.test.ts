@@ -1,4 +1,4 @@
-// Issue 10 §2: a stderr pipe that nobody reads (a stuck log collector, or a child that filled
+// A stderr pipe that nobody reads (a stuck log collector, or a child that filled
 // the pipe it shares with sexton) must not block sexton's stop sequence. stderr here is a FIFO
 // whose read end the test holds open and does not read, filled to the last byte before sexton
 // starts: every write sexton tries can only fail with EAGAIN or block.

@@ -1,4 +1,4 @@
-// Issue 23 §1 and §6: a stop that no failure can skip. sexton runs as a real PID 1 (a fresh PID
+// A stop that no failure can skip. sexton runs as a real PID 1 (a fresh PID
 // namespace) and is hurt where its stop sequence lives:
 //  - out of file descriptors at the stop signal: RLIMIT_NOFILE lowered under what sexton holds,
 //    from outside, with prlimit (what a flood of a listener's clients does, deterministically):

@@ -1,4 +1,4 @@
-// The harness (issue 4): each workload leaks as PID 1 without an init and leaks nothing under
+// The harness: each workload leaks as PID 1 without an init and leaks nothing under
 // sexton; the zombie pod's parents are named; `--init 'tini --'` works; `sexton --strict` turns a
 // leak into a failing exit status. Every run is a real PID namespace, bounded by the harness's own
 // timeouts; afterEach SIGKILLs any run a failed test left behind.

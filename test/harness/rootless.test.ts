@@ -1,4 +1,4 @@
-// The harness without root (issue 28): as uid 65534 the CLI and the library go through a user
+// The harness without root: as uid 65534 the CLI and the library go through a user
 // namespace and reach the same verdicts and exit codes as root; the pids limit, which needs a
 // delegated cgroup, is said to be unavailable instead of failing the run; where user namespaces
 // are forbidden the verdict is not-run and one line names the sysctl; `sexton --strict` works

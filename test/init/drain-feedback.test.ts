@@ -1,4 +1,4 @@
-// --drain-quiet as an operator sees it (issue 25): sexton's own listeners are not traffic, the
+// --drain-quiet as an operator sees it: sexton's own listeners are not traffic, the
 // line at the forward, the same in metrics, `sexton status` and the stats file, the count of what
 // came after the forward, and the host network, where quiet cannot be told.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

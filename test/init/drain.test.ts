@@ -1,4 +1,4 @@
-// --drain-quiet behind a real load balancer (issue 25): HAProxy in front of two backends, each an
+// --drain-quiet behind a real load balancer: HAProxy in front of two backends, each an
 // HTTP server under sexton as PID 1 in a network namespace of its own, under a bounded load; one
 // backend is stopped while the balancer learns of it in one of the ways a cluster does.
 import { beforeAll, describe, expect, test } from 'vitest';

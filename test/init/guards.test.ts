@@ -58,7 +58,7 @@ test('an uncaught exception or unhandled rejection in the init is logged; sexton
     timeoutMs: 10_000,
   });
   const result = await run.done();
-  // One line each, no stack and no path of the folder sexton was built in (issue 23 §6).
+  // One line each, no stack and no path of the folder sexton was built in.
   expect(result.stderr.split('\n').filter((l) => l.includes('internal error'))).toEqual([
     'sexton: internal error (sexton keeps running): Error: core-guard: thrown from a timer',
     'sexton: internal error (sexton keeps running): Error: core-guard: rejected and never handled',

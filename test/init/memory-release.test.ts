@@ -1,4 +1,4 @@
-// What sexton gives back to the kernel (issue 16, memory over time): the file pages start-up
+// What sexton gives back to the kernel (memory over time): the file pages start-up
 // and its exporters fault in, and the free memory glibc's malloc keeps resident after a status
 // query or scrape has come and gone (src/init/memory.ts, native/memory.cc).
 import * as path from 'node:path';

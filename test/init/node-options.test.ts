@@ -62,7 +62,7 @@ test('the re-exec that sheds a preload keeps argument and environment bytes that
   }
 });
 
-// Issue 23 §5: started by the `sexton` command (dist/sexton.js run as a program, as npm's bin
+// Started by the `sexton` command (dist/sexton.js run as a program, as npm's bin
 // link and `ENTRYPOINT ["sexton", "--"]` run it), Node never reads the app's NODE_OPTIONS in PID 1:
 // the file's shell line moves it aside before it execs node. Side by side with tini, which no
 // NODE_OPTIONS can touch: the same exit status, the same NODE_OPTIONS in the child, no preload in PID 1.

@@ -1,4 +1,4 @@
-// The stop sequence (issue 3): drain delay, grace period, whole-tree termination, survivor report.
+// The stop sequence: drain delay, grace period, whole-tree termination, survivor report.
 // sexton runs as PID 1 of a fresh PID namespace, except in the subreaper test. Timing assertions
 // have strict lower bounds and generous upper bounds (the machine is noisy).
 import { execa } from 'execa';

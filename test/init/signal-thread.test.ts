@@ -1,4 +1,4 @@
-// Issue 16: a forwarded signal is handled on a thread that waits idle, never on sexton's main
+// A forwarded signal is handled on a thread that waits idle, never on sexton's main
 // (JS) thread, which may be busy running JS or inside a long system call when it comes; the
 // reaper does not take them either. Measured from the kernel's side: each thread's context
 // switches while signals reach the child through sexton, running as PID 1.
@@ -30,8 +30,8 @@ test('signals forwarded to the child wake an idle thread of sexton, not its main
   const main = woke.find(([tid]) => tid === run.pid1)?.[1];
   const others = woke.filter(([tid]) => tid !== run.pid1).reduce((sum, [, n]) => sum + n, 0);
   const detail = JSON.stringify(woke);
-  // 60 signals were forwarded: someone woke for each, and it was not the main thread (before
-  // issue 16 it woke for every one of them).
+  // 60 signals were forwarded: someone woke for each, and it was not the main thread (when the
+  // handlers forwarded from JS, it woke for every one of them).
   expect(others, detail).toBeGreaterThanOrEqual(forwarded.length * rounds);
   expect(main, detail).toBeLessThan(5);
   await sendAndAwait(run.pid1, run.stdout, SIGTERM);

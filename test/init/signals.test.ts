@@ -1,4 +1,4 @@
-// Issue 2, item 4: every catchable signal sent to sexton reaches its child, rewrites and drops
+// Every catchable signal sent to sexton reaches its child, rewrites and drops
 // work, --pgroup and --pdeath work, forwarding and reaping go on while sexton's JS thread is
 // blocked, SIGUSR1 never opens Node's inspector, sexton's own SIGPIPE stays its own, and a real
 // crash inside sexton stays a crash. Each test runs sexton as PID 1 of a fresh PID namespace,

@@ -1,4 +1,4 @@
-// `sexton probe` (issue 24) inside a real PID 1's namespace, where exec probes run: a tree that
+// `sexton probe` inside a real PID 1's namespace, where exec probes run: a tree that
 // ignores TERM and one that setsid's away are both ended within --timeout + --kill-after, and
 // no process of theirs is left; a command that ends in time keeps its status, and what it left
 // running is ended too.

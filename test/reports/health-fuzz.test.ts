@@ -1,4 +1,4 @@
-// The health listener under hostile clients (issue 24), sexton as a real PID 1: random bytes,
+// The health listener under hostile clients, sexton as a real PID 1: random bytes,
 // oversized and malformed requests, bodies, pipelined floods and idle connections past the cap.
 // Every answer is a status line sexton documents; afterwards /readyz answers at once, sexton's
 // descriptors are back where they were and its memory has not run away.

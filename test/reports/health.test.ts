@@ -1,4 +1,4 @@
-// --health and --ready-when (issue 24), with sexton as a real PID 1: /readyz follows the stop
+// --health and --ready-when, with sexton as a real PID 1: /readyz follows the stop
 // signal at once while /livez stays up and the child is left alone for the drain; readiness by
 // sd_notify from a child that says READY=1 late, and from one that sends garbage.
 import { execFileSync } from 'node:child_process';

@@ -1,4 +1,4 @@
-// Every listener bounded (issue 23 §2): the metrics HTTP server and the status socket, fuzzed with
+// Every listener bounded: the metrics HTTP server and the status socket, fuzzed with
 // sexton as a real PID 1 and real sockets on loopback (ports the test picks) or the abstract Unix
 // namespace. Floods past the cap run under `prlimit --nofile=1024`, where 1,100 held connections
 // used to take every descriptor PID 1 had and lose the stop that followed.

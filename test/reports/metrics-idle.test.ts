@@ -1,4 +1,4 @@
-// --metrics and the idle promise (issue 16): Node's HTTP server checks request and header
+// --metrics and the idle promise: Node's HTTP server checks request and header
 // timeouts on a 30 s interval timer, which woke an idle sexton twice a minute. sexton limits each
 // connection with a timer of its own instead (src/report/exporters/prometheus.ts): nothing runs while
 // nobody is connected, and a client that connects and sends nothing is still let go.

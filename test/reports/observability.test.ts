@@ -1,4 +1,4 @@
-// Observability (issue 5): `sexton status` over its Unix socket, the probe's exit codes,
+// Observability: `sexton status` over its Unix socket, the probe's exit codes,
 // Prometheus metrics checked by promtool, the stats file and JSON logs, each against a real
 // sexton PID 1 running a leaking workload. Every run gets its own socket path in a fresh
 // directory: tests run in parallel on the host's filesystem.

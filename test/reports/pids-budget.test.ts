@@ -1,4 +1,4 @@
-// The pod's budget in `sexton status` (issue 24), with sexton as a real PID 1 in a pids cgroup
+// The pod's budget in `sexton status`, with sexton as a real PID 1 in a pids cgroup
 // of the test's own (v1 here): pids.current and pids.max as the kernel counts them, and a
 // process left behind by an exec into the namespace (what a timed-out probe leaves), flagged
 // with its age and ended by the stop sequence.

@@ -1,4 +1,4 @@
-// Random argv vectors and SEXTON_* environments for the option fuzz (issue 10 §5): known
+// Random argv vectors and SEXTON_* environments for the option fuzz: known
 // flags in every spelling, with hostile values (control characters, newlines, escape
 // sequences, split surrogates, bytes that are not UTF-8, 100 KB), in a seeded, repeatable order.
 // No value holds a '/': the CLI fuzz runs in a scratch directory and nothing may leave it.

@@ -1,4 +1,4 @@
-// Issue 10 §5, at unit level: thousands of random argv vectors and SEXTON_* environments
+// Bytes and values through the option parser, at unit level: thousands of random argv vectors and SEXTON_* environments
 // through parseArgs. Every one parses or is a UsageError (never another exception), and every
 // message echoes input as one bounded, printable line. Seeded: a failure names its seed.
 import { describe, expect, it } from 'vitest';

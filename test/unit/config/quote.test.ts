@@ -1,4 +1,4 @@
-// quote(): how sexton echoes input in a message (issue 10 §5).
+// quote(): how sexton echoes input in a message.
 import { describe, expect, it } from 'vitest';
 import { quote } from '../../../src/config/quote';
 import { messageProblems } from '../../support/argv-fuzz';

@@ -1,4 +1,4 @@
-// What sexton says and tries about the command (issue 10 §5): PATH searched by its bytes,
+// What sexton says and tries about the command: PATH searched by its bytes,
 // exec failures in words, the #! interpreter that is missing.
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
