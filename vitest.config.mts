@@ -3,8 +3,9 @@ import { configDefaults, defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // Real containers need podman and their own setup: npm run test:containers.
-    exclude: [...configDefaults.exclude, 'test/containers/**', 'test/cri/**'],
+    // Real containers need podman and their own setup: npm run test:containers; cgroup v2 needs its
+    // guest: npm run test:cgroup2.
+    exclude: [...configDefaults.exclude, 'test/containers/**', 'test/cri/**', 'test/cgroup2/**'],
     // SIGKILLs, by pid, every process a test started: test/support/processes.ts.
     setupFiles: ['test/support/cleanup.ts'],
     testTimeout: 60_000,

@@ -52,6 +52,13 @@ export function oomKillCount(cgroup: MemoryCgroup): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
+/** What the cgroup is charged now, every member's pages and the page cache they brought in. */
+export function cgroupChargeBytes(cgroup: MemoryCgroup): number | undefined {
+  const text = read(`${cgroup.dir}/${cgroup.v2 ? 'memory.current' : 'memory.usage_in_bytes'}`);
+  const bytes = Number(text?.trim());
+  return text !== undefined && Number.isFinite(bytes) ? bytes : undefined;
+}
+
 /**
  * The child's oom_score_adj under a policy. 'auto': sexton's own value plus the smallest step
  * that makes the kernel pick any app process, however small, before sexton: the step must
@@ -124,14 +131,24 @@ export class MemoryGuard {
     return now === undefined ? undefined : now - this.oomKillsAtStart;
   }
 
-  /** The oom_score_adj to start the child with (undefined: inherit). Call just before spawn. */
+  /**
+   * The oom_score_adj to start the child with (undefined: inherit). Call just before spawn. The
+   * step follows sexton's resident set, file pages included, because that is what the kernel's
+   * badness weighs; it is not what the cgroup is charged: pages of the node binary that another
+   * cgroup read first (on v2, the node's page cache) are resident here and charged there. The
+   * line gives both, so that neither is mistaken for the other.
+   */
   childOomScoreAdj(): number | undefined {
     const own = Number(read('/proc/self/oom_score_adj') ?? 0) || 0;
     const limit = Math.min(this.cgroup?.limitBytes ?? Infinity, totalMemoryBytes());
     const resident = ownResidentBytes();
     const adj = childOomScoreAdj(this.policy, own, resident, limit);
     if (adj !== undefined) {
-      this.log.info(`child oom_score_adj ${adj} (sexton's ${own}; sexton holds ${(resident / 2 ** 20).toFixed(0)} MiB of a ${(limit / 2 ** 20).toFixed(0)} MiB limit)`);
+      const charged = this.cgroup && cgroupChargeBytes(this.cgroup);
+      const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
+      const charge = charged === undefined ? '' : `, the cgroup charged ${mib(charged)} MiB`;
+      const weighed = `resident ${mib(resident)} MiB${charge}, of a ${mib(limit)} MiB limit`;
+      this.log.info(`child oom_score_adj ${adj} (sexton's ${own}; ${weighed})`);
     }
     return adj;
   }

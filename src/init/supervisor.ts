@@ -271,6 +271,7 @@ export class Supervisor {
     const scan = !lastChild && this.lifecycle.phase !== 'killing' ? this.tree.processesOrUnseen(this.log) : [];
     const leftovers = this.procTrusted && scan ? scan.filter((p) => p.state !== 'Z').length : 'unseen';
     this.step({ kind: 'main-exited', lastChild, leftovers }, scan);
+    this.native.mainExitAnswered();  // the lifecycle has acted: the addon's watch becomes the deadline
   }
 
   private finish(): never {
