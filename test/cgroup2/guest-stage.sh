@@ -12,6 +12,8 @@ echo "+memory +pids +cpu +io" > /sys/fs/cgroup/cgroup.subtree_control
 # binaries are to their container's.
 mkdir -p /mnt/scratch
 export SEXTON_GUEST_FILES=/mnt/scratch
+# TCG runs process tests ~7x slower than the host: the test helpers' waits scale by this.
+export SEXTON_TEST_SLOWDOWN=8
 echo "cgroup2 guest: up after $(cut -d' ' -f1 /proc/uptime) s; controllers: $(cat /sys/fs/cgroup/cgroup.subtree_control)"
 if [ -s /mnt/command ]; then
   sh /mnt/command
