@@ -116,7 +116,9 @@ async function main() {
   if (command > 0) writeFileSync(path.join(results, 'command'), `${process.argv[command + 1]}\n`);
   const append = ['console=ttyS0', 'quiet', 'panic=-1', 'cgroup_no_v1=all', 'systemd.unified_cgroup_hierarchy=1',
     `sexton_repo=${ROOT}`, 'sexton_stage=test/cgroup2/guest-stage.sh'].join(' ');
-  const qemu = spawn('qemu-system-x86_64', [
+  // The kernel ends qemu should this process die by any means (a SIGKILL, a signal that comes
+  // before the handlers below are heard): no guest outlives its tier.
+  const qemu = spawn('setpriv', ['--pdeathsig', 'KILL', '--', 'qemu-system-x86_64',
     '-accel', 'tcg,thread=multi', '-cpu', 'max', '-smp', '2', '-m', '2048', '-nodefaults', '-no-reboot',
     '-display', 'none', '-serial', 'stdio', '-monitor', 'none',
     '-kernel', kernel, '-initrd', initramfs, '-append', append,
