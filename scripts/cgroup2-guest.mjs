@@ -101,6 +101,10 @@ function bootFiles() {
       buildInitramfs(release, path.join(partial, 'initramfs.cpio'));
       rmSync(cache, { recursive: true, force: true });
       renameSync(partial, cache);
+      // Files made for another kernel or another /init are not used again.
+      for (const old of readdirSync(path.dirname(cache))) {
+        if (old !== key && !old.includes('.partial-')) rmSync(path.join(path.dirname(cache), old), { recursive: true, force: true });
+      }
     } finally {
       rmSync(partial, { recursive: true, force: true });
     }
