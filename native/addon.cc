@@ -238,7 +238,7 @@ Napi::Value SetForwardToGroup(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value SetStopDeadline(const Napi::CallbackInfo& info) {
-  Args args(info, "setStopDeadline(signal: number, milliseconds: number, exitCode: number, line: string, killNamespace: boolean, childGroup: boolean, walkProc: boolean)");
+  Args args(info, "setStopDeadline(signal: number, milliseconds: number, exitCode: number, line: string, killNamespace: boolean, childGroup: boolean, walkProc: boolean, mainExitAnswerMs: number, mainExitTermLine: string, mainExitLine: string)");
   StopDeadline deadline;
   deadline.signal = args.int32(0, 1, kMaxSignal - 1);
   deadline.milliseconds = args.int32(1, 1, INT_MAX);
@@ -247,8 +247,16 @@ Napi::Value SetStopDeadline(const Napi::CallbackInfo& info) {
   deadline.kill_namespace = args.boolean(4);
   deadline.child_group = args.boolean(5);
   deadline.walk_proc = args.boolean(6);
+  deadline.main_exit_answer_ms = args.int32(7, 0, INT_MAX);
+  deadline.main_exit_term_line = args.bytes(8);
+  deadline.main_exit_line = args.bytes(9);
   if (!args.ok()) return args.failed();
   set_stop_deadline(deadline);
+  return info.Env().Undefined();
+}
+
+Napi::Value MainExitAnswered(const Napi::CallbackInfo& info) {
+  main_exit_answered();
   return info.Env().Undefined();
 }
 
@@ -445,6 +453,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("setSignalAction", Napi::Function::New(env, SetSignalAction));
   exports.Set("setForwardToGroup", Napi::Function::New(env, SetForwardToGroup));
   exports.Set("setStopDeadline", Napi::Function::New(env, SetStopDeadline));
+  exports.Set("mainExitAnswered", Napi::Function::New(env, MainExitAnswered));
   exports.Set("signalMainChild", Napi::Function::New(env, SignalMainChild));
   exports.Set("signalEveryProcess", Napi::Function::New(env, SignalEveryProcess));
   exports.Set("signalProcess", Napi::Function::New(env, SignalProcess));

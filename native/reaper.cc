@@ -15,6 +15,7 @@
 #include "reaped_commands.h"
 #include "signal_mask.h"
 #include "state.h"
+#include "stop_deadline.h"
 
 namespace sexton {
 namespace {
@@ -137,6 +138,7 @@ void reap_zombies(pid_t first) {
       continue;
     }
     lock.reaped();
+    arm_stop_deadline_on_main_exit(status);  // before JS hears of it: JS may never run again
     ReapEvent event = main_exit_event(pid, status);
     siginfo_t probe = {};
     event.last_child = waitid(P_ALL, 0, &probe, WEXITED | WNOHANG | WNOWAIT) != 0 && errno == ECHILD;

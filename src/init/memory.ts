@@ -6,11 +6,10 @@
 // docs/operations.md shows the arithmetic and how it combines with Kubernetes' QoS values.
 import type { Logger } from '../platform/log';
 import type { Host } from '../platform/host';
-import { findMemoryCgroup, MemoryCgroup, oomKillCount, ownMemory } from '../platform/memory-cgroup';
+import { cgroupChargeBytes, findMemoryCgroup, MemoryCgroup, oomKillCount, ownMemory } from '../platform/memory-cgroup';
 import type { Timers } from './loop';
 import { OOM_SCORE_ADJ_MAX, type OomPolicy } from '../config/options';
 
-export { findMemoryCgroup, oomKillCount } from '../platform/memory-cgroup';
 
 /**
  * The child's oom_score_adj under a policy. 'auto': sexton's own value plus the smallest step
@@ -76,15 +75,23 @@ export class MemoryGuard {
     return now === undefined ? undefined : now - this.oomKillsAtStart;
   }
 
-  /** The oom_score_adj to start the child with (undefined: inherit). Call just before spawn. */
+  /**
+   * The oom_score_adj to start the child with (undefined: inherit). Call just before spawn. The
+   * step follows sexton's resident set, file pages included, because that is what the kernel's
+   * badness weighs; it is not what the cgroup is charged: pages of the node binary that another
+   * cgroup read first (on v2, the node's page cache) are resident here and charged there. The
+   * line gives both, so that neither is mistaken for the other.
+   */
   childOomScoreAdj(): number | undefined {
     const { oomScoreAdj: own, residentBytes: resident, totalBytes } = ownMemory(this.host.procRoot);
     const limit = Math.min(this.cgroup?.limitBytes ?? Infinity, totalBytes);
     const adj = childOomScoreAdj(this.policy, own, resident, limit);
     if (adj !== undefined) {
-      this.log.info(
-        `child oom_score_adj ${adj} (sexton's ${own}; sexton holds ${(resident / 2 ** 20).toFixed(0)} MiB of ` +
-          `a ${(limit / 2 ** 20).toFixed(0)} MiB limit)`);
+      const charged = this.cgroup && cgroupChargeBytes(this.cgroup);
+      const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
+      const charge = charged === undefined ? '' : `, the cgroup charged ${mib(charged)} MiB`;
+      const weighed = `resident ${mib(resident)} MiB${charge}, of a ${mib(limit)} MiB limit`;
+      this.log.info(`child oom_score_adj ${adj} (sexton's ${own}; ${weighed})`);
     }
     return adj;
   }

@@ -13,6 +13,15 @@ export const STOP_DEADLINE_EXIT = EXIT.stopDeadline;
 /** How long after the lifecycle's last moment the deadline waits: JS's timers run late on a busy machine. */
 export const STOP_DEADLINE_MARGIN_SECONDS = 1;
 
+/**
+ * How long, as PID 1, JS has to answer the main child's exit before the addon sends the leftovers
+ * TERM itself. A working loop answers in milliseconds (under qemu's TCG, hundreds). At a cgroup v2
+ * memory limit held by the app's workers, v2 reclaims sexton's file-backed code first, and the
+ * loop may fault forever without an OOM kill (a 32 MiB guest cgroup: never answered in 300 s);
+ * the TERM ends the workers, and with them the pressure. tini leaves at once there.
+ */
+export const MAIN_EXIT_ANSWER_MS = 2000;
+
 export interface DeadlineSettings {
   /** The longest the stop signal may wait before it is forwarded: --drain-delay. */
   drainCap: number;
@@ -23,6 +32,16 @@ export interface DeadlineSettings {
 export function stopDeadlineMilliseconds({ drainCap, grace }: DeadlineSettings): number {
   // Rounded once, in milliseconds: 0.1 + 0.2 seconds must not become 301 ms.
   return Math.round((drainCap + grace) * 1000) + (KILL_BACKSTOP_SECONDS + STOP_DEADLINE_MARGIN_SECONDS) * 1000;
+}
+
+/** The addon's line when JS did not answer the main child's exit, and its line at the deadline after it. */
+export function mainExitMessages(milliseconds: number): { term: string; deadline: string } {
+  return {
+    term: `the main child exited ${MAIN_EXIT_ANSWER_MS / 1000}s ago and sexton's JavaScript has not answered `
+      + "(blocked, or its code pages reclaimed at a memory limit): TERM to every process left, by the addon",
+    deadline: `stop deadline: ${milliseconds / 1000}s after that TERM the stop sequence had not finished: `
+      + "SIGKILL to every process left, exiting with the main child's status",
+  };
 }
 
 /** The line the addon writes when the deadline fires, formatted before anything can go wrong. */
@@ -46,6 +65,7 @@ export interface DeadlineContext extends DeadlineSettings {
 export function stopDeadlineFor(c: DeadlineContext): StopDeadline | undefined {
   if (c.stopSignal <= 0) return undefined;
   const milliseconds = stopDeadlineMilliseconds(c);
+  const mainExit = mainExitMessages(milliseconds);
   return {
     signal: c.stopSignal,
     milliseconds,
@@ -55,6 +75,10 @@ export function stopDeadlineFor(c: DeadlineContext): StopDeadline | undefined {
     childGroup: c.childGroup,
     // As PID 1 kill(-1) reaches everything unseen; elsewhere only /proc names the descendants.
     walkProc: !c.isInit && c.procTrusted,
+    // Only PID 1 can reach what is left unseen (kill(-1)); elsewhere the main child's exit arms nothing.
+    mainExitAnswerMs: c.isInit ? MAIN_EXIT_ANSWER_MS : 0,
+    mainExitTermLine: c.format(mainExit.term, {}),
+    mainExitLine: c.format(mainExit.deadline, {}),
   };
 }
 
@@ -69,5 +93,6 @@ export function setStopDeadline(native: Native, options: Options, log: Logger, i
   });
   if (!deadline) return;
   const d = checkStopDeadline(deadline);
-  native.setStopDeadline(d.signal, d.milliseconds, d.exitCode, d.line, d.killNamespace, d.childGroup, d.walkProc);
+  native.setStopDeadline(d.signal, d.milliseconds, d.exitCode, d.line, d.killNamespace, d.childGroup, d.walkProc,
+    d.mainExitAnswerMs, d.mainExitTermLine, d.mainExitLine);
 }

@@ -295,6 +295,7 @@ export class Supervisor {
     const leftovers = this.host.procTrusted && scan ? scan.filter((p) => p.state !== 'Z').length : 'unseen';
     this.step({ kind: 'main-exited', lastChild, leftovers, exit: { exitCode: event.exitCode, signal: event.signal } },
       scan);
+    this.host.native.mainExitAnswered();  // the lifecycle has acted: the addon's watch becomes the deadline
   }
 
   private finish(): never {

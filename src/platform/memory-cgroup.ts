@@ -33,6 +33,13 @@ export function findMemoryCgroup(root = '/sys/fs/cgroup', procRoot = '/proc'): M
   return undefined;
 }
 
+/** What the cgroup is charged now, every member's pages and the page cache they brought in. */
+export function cgroupChargeBytes(cgroup: MemoryCgroup): number | undefined {
+  const text = read(`${cgroup.dir}/${cgroup.v2 ? 'memory.current' : 'memory.usage_in_bytes'}`);
+  const bytes = Number(text?.trim());
+  return text !== undefined && Number.isFinite(bytes) ? bytes : undefined;
+}
+
 /** The cgroup's count of OOM kills (memory.events or memory.oom_control), where readable. */
 export function oomKillCount(cgroup: MemoryCgroup): number | undefined {
   const text = read(`${cgroup.dir}/${cgroup.v2 ? 'memory.events' : 'memory.oom_control'}`);

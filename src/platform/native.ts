@@ -58,6 +58,12 @@ export interface StopDeadline {
   killNamespace: boolean;
   childGroup: boolean;
   walkProc: boolean;
+  /** PID 1: ms JS has to answer the main child's exit before the addon sends TERM for it; 0: no watch. */
+  mainExitAnswerMs: number;
+  /** Written when the addon sends that TERM. */
+  mainExitTermLine: string;
+  /** Written at a deadline that follows the main child's exit (sexton leaves with the child's status). */
+  mainExitLine: string;
 }
 
 /** Throws on a deadline the addon would misread: it is set once and cannot be taken back. */
@@ -66,8 +72,13 @@ export function checkStopDeadline(d: StopDeadline): StopDeadline {
   if (!whole(d.signal, 1, 64)) throw new RangeError(`stop deadline: bad signal ${d.signal}`);
   if (!whole(d.milliseconds, 1, 2 ** 31 - 1)) throw new RangeError(`stop deadline: bad delay ${d.milliseconds} ms`);
   if (!whole(d.exitCode, 0, 255)) throw new RangeError(`stop deadline: bad exit code ${d.exitCode}`);
-  if (!d.line.endsWith('\n') || d.line.indexOf('\n') !== d.line.length - 1) throw new RangeError(
-    'stop deadline: the line must be one line');
+  if (!whole(d.mainExitAnswerMs, 0, 2 ** 31 - 1)) {
+    throw new RangeError(`stop deadline: bad answer time ${d.mainExitAnswerMs} ms`);
+  }
+  for (const line of [d.line, d.mainExitTermLine, d.mainExitLine]) {
+    const oneLine = line.endsWith('\n') && line.indexOf('\n') === line.length - 1;
+    if (!oneLine) throw new RangeError('stop deadline: each line must be one line');
+  }
   return d;
 }
 
@@ -126,7 +137,9 @@ export interface Native {
   /** Once, before the spawn (the fields of a StopDeadline, checkStopDeadline first); a stop signal already counted
    * arms it at once. */
   setStopDeadline(signal: number, milliseconds: number, exitCode: number, line: string, killNamespace: boolean,
-    childGroup: boolean, walkProc: boolean): void;
+    childGroup: boolean, walkProc: boolean, mainExitAnswerMs: number, mainExitTermLine: string, mainExitLine: string): void;
+  /** JS has handled the main child's exit: the addon's watch on it becomes the stop deadline. */
+  mainExitAnswered(): void;
   /** Returns 0 or the errno of the delivery. */
   signalMainChild(signal: number): number;
   /** kill(-1, signal); refused with EPERM unless sexton is PID 1. */
@@ -175,8 +188,8 @@ export interface Native {
 export const NATIVE_FUNCTIONS = [
   'spawn', 'startReaper', 'startNotifier', 'installSignalHandlers', 'setSignalAction', 'setSignalNotify',
   'setProcTrusted', 'openLogSink', 'writeLog', 'releaseFilePages', 'trimMallocHeap', 'shareOneMallocArena',
-  'compactJsHeap', 'watchOomEvents', 'setForwardToGroup', 'setStopDeadline', 'signalMainChild', 'signalEveryProcess',
-  'signalProcess',
+  'compactJsHeap', 'watchOomEvents', 'setForwardToGroup', 'setStopDeadline', 'mainExitAnswered', 'signalMainChild',
+  'signalEveryProcess', 'signalProcess',
   'stats', 'becomeSubreaper', 'isSubreaper', 'setParentDeathSignal', 'setThreadName', 'signalRange', 'execSelf', 'exit',
   'detachControllingTerminal', 'setStopSelfAfter', 'setReportOrphans', 'errorText', 'peerCredentials',
   'openNotifySocket', 'receiveNotifications', 'signalsReceived', 'tcpSockets',

@@ -5,24 +5,26 @@ import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { procStat } from './processes';
 
-function pidsRoot(): string {
+/** Where pids cgroups are made, and whose: v2's root where it has the controller, else v1's. */
+function pidsRoot(): { root: string; version: 1 | 2 } {
   try {
-    if (readFileSync('/sys/fs/cgroup/cgroup.controllers', 'utf8').split(/\s+/).includes('pids')) return '/sys/fs/cgroup';
+    if (readFileSync('/sys/fs/cgroup/cgroup.controllers', 'utf8').split(/\s+/).includes('pids')) return { root: '/sys/fs/cgroup', version: 2 };
   } catch {
     // not a v2 root with pids
   }
-  return '/sys/fs/cgroup/pids';
+  return { root: '/sys/fs/cgroup/pids', version: 1 };
 }
 
 let made = 0;
 
 export class PidsCgroup {
   readonly dir: string;
+  readonly version = pidsRoot().version;
   /** Members (pid → start time) seen so far, so cleanup signals only processes that joined. */
   private readonly seen = new Map<number, number>();
 
   constructor(readonly name: string, readonly limit: number) {
-    this.dir = path.join(pidsRoot(), `sexton-faults-b-${name}-${process.pid}-${++made}`);
+    this.dir = path.join(pidsRoot().root, `sexton-faults-b-${name}-${process.pid}-${++made}`);
     mkdirSync(this.dir);
     writeFileSync(path.join(this.dir, 'pids.max'), String(limit));
   }

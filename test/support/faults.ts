@@ -1,5 +1,5 @@
-// What the fault tests share: C fixtures compiled per run, memory cgroups (v1) made and removed
-// per test, and a way in (join the cgroup, drop CAP_SYS_RESOURCE as a container does, then
+// What the fault tests share: C fixtures compiled per run, memory cgroups (v1 on this machine, v2
+// in the cgroup v2 guest of test/cgroup2) made and removed per test, and a way in (join the cgroup, drop CAP_SYS_RESOURCE as a container does, then
 // unshare).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,6 +9,8 @@ import { fixture, type Pid1Run } from './pid1';
 import { hostDescendants, procStat } from './processes';
 
 export const MEMORY_V1 = '/sys/fs/cgroup/memory';
+/** The v2 root where the memory controller is given to its children (the cgroup v2 guest). */
+export const MEMORY_V2 = '/sys/fs/cgroup';
 /** CAP_SYS_RESOURCE's bit in /proc/PID/status Cap* masks. */
 export const CAP_SYS_RESOURCE = 24;
 
@@ -27,6 +29,24 @@ export function compileFixtures(names: string[]): CompiledFixtures {
   return { dir, path: (name) => path.join(dir, name), remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
+/** Whether the memory controller is v2's here (the cgroup v2 guest), not v1's (this machine). */
+export function memoryIsV2(): boolean {
+  return !existsSync(path.join(MEMORY_V1, 'memory.oom_control')) && readOr(path.join(MEMORY_V2, 'cgroup.subtree_control')).includes('memory');
+}
+
+function readOr(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/** Fails (never skips) where there is no memory controller, v1 or v2, to make cgroups in. */
+export function requireMemoryCgroup(): void {
+  if (!memoryIsV2()) requireMemoryCgroupV1();
+}
+
 /** Fails (never skips) where the tests cannot run as written. */
 export function requireMemoryCgroupV1(): void {
   if (!existsSync(path.join(MEMORY_V1, 'memory.oom_control'))) {
@@ -38,13 +58,20 @@ let made = 0;
 
 export class MemoryCgroup {
   readonly dir: string;
+  readonly v2 = memoryIsV2();
 
   constructor(label: string, limitMiB: number) {
-    this.dir = path.join(MEMORY_V1, `sexton-faults-a-${label}-${process.pid}-${++made}`);
+    this.dir = path.join(this.v2 ? MEMORY_V2 : MEMORY_V1, `sexton-faults-a-${label}-${process.pid}-${++made}`);
     mkdirSync(this.dir);
-    this.write('memory.limit_in_bytes', String(limitMiB * 2 ** 20));
+    const bytes = String(limitMiB * 2 ** 20);
     // No swap on these machines; should there be, the limit must bound it too.
-    if (existsSync(path.join(this.dir, 'memory.memsw.limit_in_bytes'))) this.write('memory.memsw.limit_in_bytes', String(limitMiB * 2 ** 20));
+    if (this.v2) {
+      this.write('memory.max', bytes);
+      if (existsSync(path.join(this.dir, 'memory.swap.max'))) this.write('memory.swap.max', '0');
+      return;
+    }
+    this.write('memory.limit_in_bytes', bytes);
+    if (existsSync(path.join(this.dir, 'memory.memsw.limit_in_bytes'))) this.write('memory.memsw.limit_in_bytes', bytes);
   }
 
   private write(file: string, value: string): void {
@@ -55,13 +82,14 @@ export class MemoryCgroup {
     return readFileSync(path.join(this.dir, file), 'utf8');
   }
 
-  /** Processes the kernel's OOM killer ended in this cgroup (memory.oom_control). */
+  /** Processes the kernel's OOM killer ended in this cgroup (memory.oom_control; v2: memory.events). */
   oomKills(): number {
-    return Number(/^oom_kill (\d+)$/m.exec(this.read('memory.oom_control'))?.[1] ?? NaN);
+    return Number(/^oom_kill (\d+)$/m.exec(this.read(this.v2 ? 'memory.events' : 'memory.oom_control'))?.[1] ?? NaN);
   }
 
+  /** What the cgroup is charged now (memory.usage_in_bytes; v2: memory.current). */
   usageBytes(): number {
-    return Number(this.read('memory.usage_in_bytes'));
+    return Number(this.read(this.v2 ? 'memory.current' : 'memory.usage_in_bytes'));
   }
 
   tasks(): number[] {
@@ -78,6 +106,8 @@ export class MemoryCgroup {
 
   /** Removes the cgroup; its last members may take a moment to leave it after they die. */
   async remove(): Promise<void> {
+    // v2: a test that failed half-way may leave members; every one of them is this test's.
+    if (this.v2 && existsSync(this.dir)) this.write('cgroup.kill', '1');
     const deadline = Date.now() + 5000;
     for (;;) {
       try {
@@ -158,19 +188,20 @@ export function liveHogs(pid1: number): number[] {
  * The OOM is over: at least one kill, every hog still alive holds all it asked for, and the
  * count and the survivors stay the same for 200 ms (a victim may take a moment to die).
  */
-export async function settle(run: Pid1Run, cgroup: MemoryCgroup, hogMiB: number): Promise<number[]> {
+export async function settle(run: Pid1Run, cgroup: MemoryCgroup, hogMiB: number, timeoutMs = 20_000): Promise<number[]> {
   const state = () => {
     if (cgroup.oomKills() < 1) return undefined;
     const hogs = liveHogs(run.pid1);
     return hogs.every((pid) => (statusKb(pid, 'VmRSS') ?? 0) >= hogMiB * 1024) ? `${cgroup.oomKills()}: ${hogs.join(' ')}` : undefined;
   };
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + timeoutMs;
   for (let last: string | undefined; ;) {
     const now = state();
     if (now !== undefined && now === last) break;
     last = now;
     if (Date.now() > deadline) {
-      throw new Error(`no settled OOM after 20 s (oom_control: ${cgroup.read('memory.oom_control').replace(/\n/g, ' ')}; stderr: ${run.stderr().slice(-300)})`);
+      const events = cgroup.read(cgroup.v2 ? 'memory.events' : 'memory.oom_control').replace(/\n/g, ' ');
+      throw new Error(`no settled OOM after ${timeoutMs / 1000} s (${events}; stderr: ${run.stderr().slice(-300)})`);
     }
     await new Promise((r) => setTimeout(r, 200));
   }

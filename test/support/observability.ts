@@ -4,7 +4,7 @@ import { execa } from 'execa';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { FIXTURES, SEXTON } from './pid1';
+import { FIXTURES, SEXTON, SLOWDOWN } from './pid1';
 
 export const APP = path.join(FIXTURES, 'obs-app.sh');
 
@@ -31,7 +31,7 @@ export function removeDirs(): void {
 export async function status(args: string[], env: Record<string, string> = {}) {
   const result = await execa(process.execPath, [SEXTON, 'status', ...args], {
     reject: false,
-    timeout: 10_000,
+    timeout: 10_000 * SLOWDOWN,
     stdin: 'ignore',
     env: { SEXTON_STATUS_SOCKET: '', ...env },
   });

@@ -10,6 +10,12 @@ export const ROOT = path.resolve(__dirname, '..', '..');
 export const SEXTON = path.join(ROOT, 'dist', 'sexton.js');
 export const FIXTURES = path.join(ROOT, 'test', 'fixtures');
 
+/**
+ * How many times slower than this machine the tests run: 1 here; the cgroup v2 guest (qemu's TCG,
+ * test/cgroup2) sets SEXTON_TEST_SLOWDOWN. The helpers' waits scale by it; nothing else does.
+ */
+export const SLOWDOWN = Number(process.env.SEXTON_TEST_SLOWDOWN ?? 1) || 1;
+
 export interface Pid1Run {
   /** The unshare process (execa result promise; resolves, never rejects). */
   proc: ReturnType<typeof startUnshare>;
@@ -51,7 +57,7 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
 export function until<T>(probe: () => Promise<T | undefined | false>, timeoutMs?: number, what?: string): Promise<T>;
 export function until<T>(probe: () => T | undefined | false, timeoutMs?: number, what?: string): Promise<T>;
 export async function until<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 10_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = Date.now() + timeoutMs * SLOWDOWN;
   for (;;) {
     const value = await probe();
     if (value) return value;
@@ -101,7 +107,7 @@ function startUnshare(argv: string[], options: RunOptions) {
     env: { ...options.env },
     input: options.input,
     stdin: options.input === undefined ? 'ignore' : undefined,
-    timeout: options.timeoutMs ?? 30_000,
+    timeout: (options.timeoutMs ?? 30_000) * SLOWDOWN,
     killSignal: 'SIGKILL',
   });
 }

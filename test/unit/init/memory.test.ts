@@ -4,7 +4,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { childOomScoreAdj, compactionDue, findMemoryCgroup, oomKillCount } from '../../../src/init/memory';
+import { childOomScoreAdj, compactionDue } from '../../../src/init/memory';
+import { findMemoryCgroup, oomKillCount } from '../../../src/platform/memory-cgroup';
 
 const MiB = 2 ** 20;
 

@@ -5,7 +5,7 @@ import { KILL_BACKSTOP_SECONDS } from '../../../src/init/lifecycle';
 import type { Action } from '../../../src/init/lifecycle';
 import { StopSteps } from '../../../src/init/stop-steps';
 import {
-  STOP_DEADLINE_EXIT, STOP_DEADLINE_MARGIN_SECONDS, stopDeadlineFor, stopDeadlineMessage, stopDeadlineMilliseconds,
+  MAIN_EXIT_ANSWER_MS, mainExitMessages, STOP_DEADLINE_EXIT, STOP_DEADLINE_MARGIN_SECONDS, stopDeadlineFor, stopDeadlineMessage, stopDeadlineMilliseconds,
 } from '../../../src/init/stop-deadline';
 import { Logger } from '../../../src/platform/log';
 import { checkStopDeadline } from '../../../src/platform/native';
@@ -65,6 +65,18 @@ describe('the deadline', () => {
     expect(() => checkStopDeadline({ ...good, exitCode: 256 })).toThrow(/exit code/);
     expect(() => checkStopDeadline({ ...good, line: 'two\nlines\n' })).toThrow(/one line/);
     expect(() => checkStopDeadline({ ...good, line: 'no newline' })).toThrow(/one line/);
+    expect(() => checkStopDeadline({ ...good, mainExitTermLine: 'no newline' })).toThrow(/one line/);
+    expect(() => checkStopDeadline({ ...good, mainExitLine: 'two\nlines\n' })).toThrow(/one line/);
+    expect(() => checkStopDeadline({ ...good, mainExitAnswerMs: -1 })).toThrow(/answer time/);
+  });
+
+  test('as PID 1 only, the main child\'s exit is watched: JS has MAIN_EXIT_ANSWER_MS to answer it', () => {
+    const init = stopDeadlineFor(context())!;
+    expect(init.mainExitAnswerMs).toBe(MAIN_EXIT_ANSWER_MS);
+    expect(init.mainExitTermLine).toBe(`sexton: ${mainExitMessages(13_000).term}\n`);
+    expect(init.mainExitLine).toMatch(/^sexton: stop deadline: 13s after that TERM .* exiting with the main child's status\n$/);
+    // Elsewhere kill(-1) is not sexton's to send: nothing is armed by the main child's exit.
+    expect(stopDeadlineFor(context({ isInit: false }))?.mainExitAnswerMs).toBe(0);
   });
 });
 
