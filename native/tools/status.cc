@@ -138,18 +138,26 @@ bool trusted(int fd, unsigned long long expected, Text& why) {
   return false;
 }
 
+// '@name' is an abstract socket (Linux): a leading NUL, and no file. Its name is as long as the
+// address the server bound: Node 20's libuv binds the whole sockaddr_un (the name padded with
+// NULs), later ones the name alone. Both are tried, padded first.
 bool connect_to(int fd, const char* address, Failure& failure) {
   sockaddr_un where{};
   where.sun_family = AF_UNIX;
   size_t length = strlen(address);
-  // '@name' is an abstract socket (Linux): a leading NUL, and no file.
   bool abstract = address[0] == '@';
   if (length >= sizeof where.sun_path) return add_errno_name(failure.why, ENAMETOOLONG), false;
   memcpy(where.sun_path, address, length);
   if (abstract) where.sun_path[0] = '\0';
-  socklen_t size = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + length + (abstract ? 0 : 1));
-  if (connect(fd, reinterpret_cast<sockaddr*>(&where), size) == 0) return true;
-  add_errno_name(failure.why, errno);
+  const socklen_t exact = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + length + (abstract ? 0 : 1));
+  const socklen_t sizes[] = {abstract ? static_cast<socklen_t>(sizeof where) : exact, exact};
+  int error = 0;
+  for (socklen_t size : sizes) {
+    if (connect(fd, reinterpret_cast<sockaddr*>(&where), size) == 0) return true;
+    error = errno;
+    if (error != ECONNREFUSED) break;
+  }
+  add_errno_name(failure.why, error);
   return false;
 }
 
