@@ -9,7 +9,6 @@
 import { build } from 'esbuild';
 import { chmodSync, readFileSync, rmSync } from 'node:fs';
 import { writeNotices } from './notices.mjs';
-import linkTools from './link-tools.cjs';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 const common = { bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning', metafile: true };
@@ -23,7 +22,7 @@ const define = { SEXTON_VERSION: JSON.stringify(version) };
  * sh sees `':'` (a no-op) and then its commands; JavaScript sees a string and a comment.
  * Costs one sh exec, ~1.5 times a bare exec (docs/operations.md); `node dist/sexton.js` skips it.
  * `sexton probe` and `sexton status` start no Node at all: sh execs their native executables,
- * linked beside this file (scripts/link-tools.cjs; through a link to it, readlink finds them),
+ * linked beside this file by `sexton code-cache` (through a link to it, readlink finds them),
  * unless the name is a personality's, whose words are its child's command.
  */
 const NATIVE_TOOLS = `case "\${0##*/}" in tini|dumb-init) ;; *) case "$1" in probe|status) t="\${0%/*}/sexton-$1"; [ -x "$t" ] || { t=$(readlink -f "$0") && t="\${t%/*}/sexton-$1"; }; [ -x "$t" ] && shift && exec "$t" "$@";; esac;; esac`;
@@ -53,4 +52,3 @@ rmSync('dist/init.cache', { force: true });  // another build's; `sexton code-ca
 writeNotices(results.flatMap((result) => Object.keys(result.metafile.inputs)), 'dist/THIRD-PARTY-NOTICES.md');
 // Executable as npm's bin link makes it, so a link named tini or dumb-init to it runs as that tool.
 chmodSync('dist/sexton.js', 0o755);
-linkTools();

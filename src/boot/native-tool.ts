@@ -4,23 +4,13 @@
 // without Node; reached through node (`node dist/sexton.js status`), this execs them in place,
 // same pid, so signals, stdio and the exit status are theirs.
 import { existsSync } from 'node:fs';
-import * as path from 'node:path';
 import { PROBE_EXIT, STATUS_EXIT } from '../config/exit-codes';
 import { quote } from '../config/quote';
 import { loadNative } from '../platform/native';
 import { writeOrDrop } from '../platform/log';
 import { errnoName } from '../platform/os-constants';
+import { nativeToolCandidates } from './native-tool-links';
 
-/** Where a native tool is: linked into dist/ at build and install (scripts/link-tools.cjs), else beside the addon. */
-export function nativeToolCandidates(word: string, dist = __dirname): string[] {
-  const root = path.resolve(dist, '..');
-  const file = `sexton-${word}`;
-  return [
-    path.join(dist, file),
-    path.join(root, 'build', 'Release', file),
-    path.join(root, 'prebuilds', `${process.platform}-${process.arch}`, file),
-  ];
-}
 
 export function execNativeTool(word: 'probe' | 'status' | string, argv: string[]): void {
   // The probe failed (timeout(1)'s 125); nobody could be asked.
