@@ -89,13 +89,18 @@ export class Exporters {
   private httpListeners(): [string, { host: string; port: number }, Routes][] {
     const { metrics, health } = this.options;
     const out: [string, { host: string; port: number }, Routes][] = [];
-    if (metrics) out.push(['metrics', metrics, metricsRoutes(this.counted(this.cache.derived(renderMetrics)))]);
+    if (metrics) out.push(['metrics', metrics, metricsRoutes(this.cache.derived(renderMetrics))]);
     if (health) {
       const shared = out.find(([, address]) => sameAddress(address, health));
       if (shared) Object.assign(shared[2], healthRoutes(this.health));
       else out.push(['health', health, healthRoutes(this.health)]);
     }
-    return out;
+    // Every route counts: a burst on /readyz leaves as much behind as one on /metrics.
+    return out.map(([name, address, routes]) => [name, address, this.countedRoutes(routes)]);
+  }
+
+  private countedRoutes(routes: Routes): Routes {
+    return Object.fromEntries(Object.entries(routes).map(([path, answer]) => [path, (request) => (this.answered(), answer(request))]));
   }
 
   /** The final stats; the socket file removed. */
