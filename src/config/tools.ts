@@ -14,4 +14,5 @@ export const TOOL_BUNDLES = new Map<string, [file: string, main: string]>([
 /** The native executables, sexton-<word> (native/tools/). */
 export const NATIVE_TOOLS = new Set(['probe', 'status']);
 
-export const isTool = (word: string | undefined): boolean => NATIVE_TOOLS.has(word as string) || TOOL_BUNDLES.has(word as string);
+export const isTool = (word: string | undefined): boolean =>
+  NATIVE_TOOLS.has(word as string) || TOOL_BUNDLES.has(word as string);

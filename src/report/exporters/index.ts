@@ -9,7 +9,7 @@ import type { StatsSnapshot } from '../stats';
 import { SnapshotCache } from '../snapshot-cache';
 import { sameAddress } from '../../config/addresses';
 import { HEALTH_HTTP_LIMITS, HealthState, healthRoutes } from './health';
-import { DEFAULT_HTTP_LIMITS, Routes, serveHttp } from './http-server';
+import { DEFAULT_HTTP_LIMITS, HttpRequest, Routes, serveHttp } from './http-server';
 import { metricsRoutes, renderMetrics } from './prometheus';
 import { StatsFile } from './stats-file';
 import { startStatusSocket, StatusSocket } from './status-socket';
@@ -100,7 +100,8 @@ export class Exporters {
   }
 
   private countedRoutes(routes: Routes): Routes {
-    return Object.fromEntries(Object.entries(routes).map(([path, answer]) => [path, (request) => (this.answered(), answer(request))]));
+    const counted = ([path, answer]: [string, Routes[string]]) => [path, (request: HttpRequest) => (this.answered(), answer(request))];
+    return Object.fromEntries(Object.entries(routes).map(counted));
   }
 
   /** The final stats; the socket file removed. */
