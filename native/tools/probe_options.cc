@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "flag.h"
 #include "text.h"
 
 namespace sexton {
@@ -71,12 +72,9 @@ bool seconds(const char* name, const char* text, double* value, const char** sho
 bool parse_probe_args(int argc, char** argv, ProbeOptions* options, Text* error) {
   const char* unused = nullptr;
   for (int i = 0; i < argc; i++) {
-    const char* arg = argv[i];
-    // --flag=value, for flags only: a command's own '=' is its business.
-    const char* equals = strncmp(arg, "--", 2) == 0 ? strchr(arg, '=') : nullptr;
-    size_t flag_length = equals ? static_cast<size_t>(equals - arg) : strlen(arg);
-    auto is = [&](const char* flag) { return strlen(flag) == flag_length && strncmp(arg, flag, flag_length) == 0; };
-    auto value = [&]() -> const char* { return equals ? equals + 1 : i + 1 < argc ? argv[++i] : nullptr; };
+    Flag flag(argc, argv, &i);
+    auto is = [&](const char* name) { return flag.is(name); };
+    auto value = [&]() { return flag.value(); };
     if (is("--")) {
       if (i + 1 >= argc || argv[i + 1][0] == '\0') return error->add("no command after --"), false;
       options->command = argv + i + 1;
@@ -90,8 +88,8 @@ bool parse_probe_args(int argc, char** argv, ProbeOptions* options, Text* error)
       if (!seconds("--timeout", value(), &options->timeout, &options->timeout_text, error)) return false;
     } else if (is("--kill-after")) {
       if (!seconds("--kill-after", value(), &options->kill_after, &unused, error)) return false;
-    } else if (arg[0] == '-') {
-      return error->add("unknown option ").add_quoted(arg), false;
+    } else if (flag.word()[0] == '-') {
+      return error->add("unknown option ").add_quoted(flag.word()), false;
     } else {
       options->command = argv + i;
       return true;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "errno_name.h"
+#include "flag.h"
 #include "json.h"
 #include "status_table.h"
 #include "text.h"
@@ -78,11 +79,9 @@ int parse(int argc, char** argv, Options& o) {
   const char* env = getenv("SEXTON_STATUS_SOCKET");
   if (env != nullptr && *env != '\0') o.socket = env, o.from_env = true;
   for (int i = 0; i < argc; i++) {
-    const char* arg = argv[i];
-    const char* equals = strncmp(arg, "--", 2) == 0 ? strchr(arg, '=') : nullptr;
-    size_t flag_length = equals ? static_cast<size_t>(equals - arg) : strlen(arg);
-    auto is = [&](const char* flag) { return strlen(flag) == flag_length && strncmp(arg, flag, flag_length) == 0; };
-    auto value = [&]() -> const char* { return equals ? equals + 1 : i + 1 < argc ? argv[++i] : nullptr; };
+    Flag flag(argc, argv, &i);
+    auto is = [&](const char* name) { return flag.is(name); };
+    auto value = [&]() { return flag.value(); };
     Text error;
     if (is("--json")) o.json = true;
     else if (is("--ready")) o.ready = true;
@@ -97,7 +96,7 @@ int parse(int argc, char** argv, Options& o) {
       help.add(kHelp).write_to(1);
       return -1;
     } else {
-      return fail(error.add("unknown option ").add_quoted(arg).add("; try 'sexton status --help'"), kUsage);
+      return fail(error.add("unknown option ").add_quoted(flag.word()).add("; try 'sexton status --help'"), kUsage);
     }
   }
   return 0;
