@@ -109,7 +109,7 @@ export function tables(r, names) {
   const l = r.reportLoad;
   const reportLoadTable = table(
     ['report load', 'answers/s', 'failed', 'p50 (ms)', 'p99 (ms)', 'CPU (% of a core)', 'RssAnon idle → peak → after (MiB)'],
-    [['sexton', number(l.rate, 0), `${l.failed}`, number(l.p50), number(l.p99), number(l.cpuShare * 100, 1),
+    [['sexton under the report load', number(l.rate, 0), `${l.failed}`, number(l.p50), number(l.p99), number(l.cpuShare * 100, 1),
       `${number(l.idleKiB / 1024)} → ${number(l.peakKiB / 1024)} → ${number(l.afterKiB / 1024)}`]],
   );
   return { memoryTable, signalTable, floodTable, shutdownTable, scanTable, execCostTable, reportLoadTable };
