@@ -73,7 +73,7 @@ describe('memory back after a burst of short-lived connections', () => {
   it('on /metrics, /readyz and the status socket: RssAnon within 2 MiB of its rest a minute later', async () => {
     const port = await freePort();
     const children = `for i in $(seq 200); do sleep 100000 & done; echo ready; wait`;
-    const run = await runAsPid1(['-v', '--metrics', `127.0.0.1:${port}`, '--health', `127.0.0.1:${port}`, '--', 'sh', '-c', children]);
+    const run = await runAsPid1(['-v', '--metrics', `127.0.0.1:${port}`, '--health', `127.0.0.1:${port}`, '--', 'sh', '-c', children], { timeoutMs: 280_000 });
     await run.waitFor('ready');
     await until(() => run.stderr().includes(`metrics on http://127.0.0.1:${port}/metrics`), 15_000, 'the metrics server');
     const statusSocket = `\0sexton-status.${statSync(`/proc/${run.pid1}/ns/pid`).ino}`;
