@@ -93,7 +93,26 @@ export function tables(r, names) {
     ['init', `CPU of PID 1, ${r.flood.rate / 1000}k signals/s for ${r.flood.seconds} s (s)`],
     names.map((n) => [n, floodCpu(n)]),
   );
-  return { memoryTable, signalTable, floodTable, shutdownTable, scanTable };
+  const e = r.execCost;
+  const call = (name, c, reference) => [name, reference ? withRatio(name, c.cpuMsPerCall, reference.cpuMsPerCall) : number(c.cpuMsPerCall),
+    reference ? withRatio(name, c.medianRssKiB / 1024, reference.medianRssKiB / 1024) : number(c.medianRssKiB / 1024), `${c.failed}`];
+  const execCostTable = table(
+    ['call', 'CPU per call (ms)', 'peak RSS (MiB)', 'failed'],
+    [
+      call('sexton probe --timeout 5 -- true', e.probe, e.timeout),
+      call('timeout 5 true (reference)', e.timeout),
+      call('sexton status --ready', e.statusReady, e.socat),
+      call('sexton status (the table)', e.statusTable, e.socat),
+      call('socat on the same socket (reference)', e.socat),
+    ],
+  );
+  const l = r.reportLoad;
+  const reportLoadTable = table(
+    ['report load', 'answers/s', 'failed', 'p50 (ms)', 'p99 (ms)', 'CPU (% of a core)', 'RssAnon idle → peak → after (MiB)'],
+    [['sexton under the report load', number(l.rate, 0), `${l.failed}`, number(l.p50), number(l.p99), number(l.cpuShare * 100, 1),
+      `${number(l.idleKiB / 1024)} → ${number(l.peakKiB / 1024)} → ${number(l.afterKiB / 1024)}`]],
+  );
+  return { memoryTable, signalTable, floodTable, shutdownTable, scanTable, execCostTable, reportLoadTable };
 }
 
 /** The performance budget: each line PASS or MISS, with the numbers behind it. */
@@ -156,6 +175,23 @@ export function budget(r) {
   const { scan } = r;
   check(scan.scanMs <= 200, `sexton scan of a node with ${scan.processes} processes ≤ 200 ms`,
     `${ms(scan.scanMs)} for ${number(scan.scanned, 0)} processes (whole command ${ms(scan.wallMs)}; ps -e ${ms(scan.psMs)})`);
+
+  // An exec probe's cost is charged to the container at every call: within 2x of the plain tools.
+  const e = r.execCost;
+  const perCall = (what, c, ref, refName) => {
+    check(c.failed === 0 && ratio(c.cpuMsPerCall, ref.cpuMsPerCall) <= 2, `${what} CPU ≤ 2× ${refName}`,
+      `${ms(c.cpuMsPerCall)} vs ${ms(ref.cpuMsPerCall)} (${number(ratio(c.cpuMsPerCall, ref.cpuMsPerCall))}×), ${c.failed} of ${c.calls} failed`);
+    check(ratio(c.medianRssKiB, ref.medianRssKiB) <= 2, `${what} peak RSS ≤ 2× ${refName}`,
+      `${number(c.medianRssKiB / 1024)} vs ${number(ref.medianRssKiB / 1024)} MiB (${number(ratio(c.medianRssKiB, ref.medianRssKiB))}×)`);
+  };
+  perCall('sexton probe', e.probe, e.timeout, 'timeout(1)');
+  perCall('sexton status --ready', e.statusReady, e.socat, 'socat');
+  perCall('sexton status', e.statusTable, e.socat, 'socat');
+
+  const l = r.reportLoad;
+  check(l.failed === 0, `report load: every answer given (${l.clients} clients, a connection each)`, `${l.failed} failed of ${l.answers + l.failed}`);
+  check(l.afterKiB - l.idleKiB <= 2 * 1024, 'report load: RssAnon back within 2 MiB of idle after it',
+    `${number(l.idleKiB / 1024)} → ${number(l.afterKiB / 1024)} MiB (${number((l.afterKiB - l.idleKiB) / 1024)} over)`);
   return lines;
 }
 
@@ -233,6 +269,23 @@ start-up. \`ps -e -o pid=,ppid=,stat=,comm=\` over the same /proc is the referen
 parentheses). Medians of ${r.scan.rounds} rounds.
 
 ${t.scanTable}
+
+## Exec probes
+
+What one exec probe costs the container (bench/exec-cost.c: wait4's rusage of each call, ${r.execCost.calls}
+calls each, one after the other): \`sexton probe\` and \`sexton status\` through the \`sexton\`
+command, whose sh line execs the native tool, against \`timeout 5 true\` and socat reading the same
+status socket of a sexton PID 1. Peak RSS is the median call's; ratios to the reference in parentheses.
+
+${t.execCostTable}
+
+## Reports under load
+
+bench/measure/report-load.mjs: clients asking the status socket and /metrics at once, a new
+connection per request, while the child makes orphans and SIGUSR1 comes 100 times a second;
+RssAnon of PID 1 before, at its peak, and after the quiet that follows.
+
+${t.reportLoadTable}
 
 ## Budget
 

@@ -13,8 +13,10 @@ import * as path from 'node:path';
 import { killAll } from './lib/pid1.mjs';
 import { candidates, compileBench, ensurePeers, machine, requireBuilt, ROOT, versions } from './lib/setup.mjs';
 import { measureBurst } from './measure/burst.mjs';
+import { measureExecCost } from './measure/exec-cost.mjs';
 import { measureFlood } from './measure/flood.mjs';
 import { measureIdle } from './measure/idle.mjs';
+import { measureReportLoad } from './measure/report-load.mjs';
 import { measureScan } from './measure/scan.mjs';
 import { measureShutdown } from './measure/shutdown.mjs';
 import { measureSignals } from './measure/signals.mjs';
@@ -35,6 +37,8 @@ const SETTINGS = {
     burst: { rounds: 5, size: 2000 },
     shutdown: { rounds: 20, stubbornRounds: 5, peerWaitMs: 3000 },
     scan: { processes: 5000, zombies: 100, rounds: 10 },
+    execCost: { calls: 200 },
+    reportLoad: { clients: 200, seconds: 10, afterS: 60 },
   },
   quick: {
     startup: { rounds: 8 },
@@ -45,6 +49,8 @@ const SETTINGS = {
     burst: { rounds: 1, size: 1000 },
     shutdown: { rounds: 5, stubbornRounds: 1, peerWaitMs: 1500 },
     scan: { processes: 5000, zombies: 100, rounds: 3 },
+    execCost: { calls: 30 },
+    reportLoad: { clients: 50, seconds: 2, afterS: 5 },
   },
 };
 
@@ -62,6 +68,8 @@ function describeSettings(s) {
     `- burst drain: ${s.burst.rounds} round(s) of ${s.burst.size} orphans, each way`,
     `- TERM → exit: ${s.shutdown.rounds} rounds; stubborn child: ${s.shutdown.stubbornRounds} round(s) for sexton, peers watched for ${s.shutdown.peerWaitMs / 1000} s`,
     `- sexton scan: ${s.scan.rounds} rounds on a node with ${s.scan.processes} extra processes (${s.scan.zombies} of them zombies)`,
+    `- exec probes: ${s.execCost.calls} calls of each command`,
+    `- report load: ${s.reportLoad.clients} clients for ${s.reportLoad.seconds} s, then ${s.reportLoad.afterS} s quiet`,
   ].join('\n');
 }
 
@@ -103,12 +111,14 @@ async function main(args) {
     burst: await step('burst drain', () => measureBurst(inits, child.binary, settings.burst)),
     shutdown: await step('TERM → exit', () => measureShutdown(inits, child.binary, settings.shutdown)),
     scan: await step(`sexton scan of a node with ${settings.scan.processes} processes`, () => measureScan(settings.scan)),
+    execCost: await step('exec probes: sexton probe and status against timeout(1) and socat', () => measureExecCost(settings.execCost)),
+    reportLoad: await step(`report load: ${settings.reportLoad.clients} clients, a connection per request`, () => measureReportLoad(settings.reportLoad)),
   };
   log(`done in ${((Date.now() - started) / 1000).toFixed(1)} s; load average ${loadBefore} before, ${loadAverage()} after`);
 
   const t = tables(results, names);
   const lines = budget(results);
-  process.stdout.write(`\n${t.memoryTable}\n\n${t.signalTable}\n\n${t.floodTable}\n\n${t.shutdownTable}\n\n${t.scanTable}\n\n${budgetText(lines)}\n`);
+  process.stdout.write(`\n${t.memoryTable}\n\n${t.signalTable}\n\n${t.floodTable}\n\n${t.shutdownTable}\n\n${t.scanTable}\n\n${t.execCostTable}\n\n${t.reportLoadTable}\n\n${budgetText(lines)}\n`);
 
   if (write) {
     const meta = {

@@ -21,10 +21,14 @@ const define = { SEXTON_VERSION: JSON.stringify(version) };
  * that is set already: then it wins, as documented), and execs node on the same file, same pid.
  * sh sees `':'` (a no-op) and then its commands; JavaScript sees a string and a comment.
  * Costs one sh exec, ~1.5 times a bare exec (docs/operations.md); `node dist/sexton.js` skips it.
+ * `sexton probe` and `sexton status` start no Node at all: sh execs their native executables,
+ * linked beside this file by `sexton code-cache` (through a link to it, readlink finds them),
+ * unless the name is a personality's, whose words are its child's command.
  */
+const NATIVE_TOOLS = `case "\${0##*/}" in tini|dumb-init) ;; *) case "$1" in probe|status) t="\${0%/*}/sexton-$1"; [ -x "$t" ] || { t=$(readlink -f "$0") && t="\${t%/*}/sexton-$1"; }; [ -x "$t" ] && shift && exec "$t" "$@";; esac;; esac`;
 const LAUNCHER = [
   '#!/bin/sh',
-  `':' //; [ -z "\${NODE_OPTIONS+set}" ] || { [ -n "\${SEXTON_APP_NODE_OPTIONS+set}" ] || export SEXTON_APP_NODE_OPTIONS="$NODE_OPTIONS"; unset NODE_OPTIONS; }; exec node "$0" "$@"`,
+  `':' //; ${NATIVE_TOOLS}; [ -z "\${NODE_OPTIONS+set}" ] || { [ -n "\${SEXTON_APP_NODE_OPTIONS+set}" ] || export SEXTON_APP_NODE_OPTIONS="$NODE_OPTIONS"; unset NODE_OPTIONS; }; exec node "$0" "$@"`,
 ].join('\n');
 
 /** index.ts re-exports the harness from its own bundle, dist/harness.js. */
@@ -42,7 +46,6 @@ const results = await Promise.all([
   build({ ...common, entryPoints: ['src/harness/index.ts'], outfile: 'dist/harness.js' }),
   build({ ...common, entryPoints: ['src/harness/workload.ts'], outfile: 'dist/workload.js' }),
   build({ ...common, entryPoints: ['src/scan/cli.ts'], outfile: 'dist/scan.js' }),
-  build({ ...common, entryPoints: ['src/probe/cli.ts'], outfile: 'dist/probe.js' }),
   build({ ...common, entryPoints: ['src/boot/code-cache-train.ts'], outfile: 'dist/code-cache.js' }),
 ]);
 rmSync('dist/init.cache', { force: true });  // another build's; `sexton code-cache` makes this one's

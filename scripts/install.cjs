@@ -1,5 +1,5 @@
 // npm's install step for the package, after node-gyp-build has found or compiled the addon:
-// `sexton code-cache` trains the init's V8 code cache with the node that installs it
+// `sexton code-cache` links the native `sexton probe` and `sexton status` into dist/ and trains the init's V8 code cache with the node that installs it
 // (src/boot/code-cache-train.ts). A cache only makes starts faster, so a failure is its one line and
 // never a failed install. In a checkout before `npm run build` there is nothing to train yet.
 const { spawnSync } = require('node:child_process');

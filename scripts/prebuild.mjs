@@ -1,6 +1,8 @@
 // Builds the prebuilt addons the npm package carries, for linux x64 and arm64, each for glibc
 // and musl, on one x64 Debian machine with Debian's compilers (docs/prebuilds.md says why):
 //   prebuilds/linux-<arch>/sexton.<glibc|musl>.node   (node-gyp-build's layout)
+//   prebuilds/linux-<arch>/sexton-probe, sexton-status (native/tools/, linked statically with
+//                                                       musl: they run on any C library)
 // The compiler is called directly with the Node-API headers of the node-api-headers package: no
 // node-gyp, so no Node headers to download and no dependence on npm's nodedir setting. Objects
 // go to a scratch directory outside the work tree; only prebuilds/ is written here.
@@ -35,6 +37,7 @@ const DEFINES = ['NAPI_VERSION=8', 'NAPI_DISABLE_CPP_EXCEPTIONS', 'NODE_ADDON_AP
 // depend on where the checkout is (the build is byte-for-byte reproducible).
 const COMMON = ['-O2', '-fPIC', '-pthread', '-Wall', '-Wextra', '-ffunction-sections', '-fdata-sections', `-ffile-prefix-map=${ROOT}=.`];
 const CXX_ONLY = ['-std=c++17', '-fno-exceptions'];
+const CXX_TOOL = ['-fno-rtti'];
 const LINK = ['-shared', '-Wl,--gc-sections', '-Wl,--exclude-libs,ALL', '-Wl,-z,noexecstack', '-Wl,--build-id=sha1'];
 
 async function output(command, args) {
@@ -90,9 +93,10 @@ async function toolchain(target) {
   const musl = [`/usr/include/${target.musl}`, `/usr/lib/${target.musl}`];
   const gccInclude = await file('include');
   const system = [...(await cxxIncludeDirs(cxx)), musl[0], kernelHeaders(target.arch), gccInclude].flatMap((dir) => ['-isystem', dir]);
-  const [crtbegin, crtend, libstdcxx, libgccEh, libgcc] = await Promise.all(
-    ['crtbeginS.o', 'crtendS.o', 'libstdc++.a', 'libgcc_eh.a', 'libgcc.a'].map(file),
+  const [crtbegin, crtend, libstdcxx, libgccEh, libgcc, crtbeginStatic, crtendStatic] = await Promise.all(
+    ['crtbeginS.o', 'crtendS.o', 'libstdc++.a', 'libgcc_eh.a', 'libgcc.a', 'crtbeginT.o', 'crtend.o'].map(file),
   );
+  const crt = (name) => path.join(musl[1], name);
   // libstdc++'s headers were configured for glibc: native/compat/musl/bits/c++config.h adapts them.
   const adapt = ['-isystem', path.join(ROOT, 'native', 'compat', 'musl')];
   return {
@@ -102,6 +106,9 @@ async function toolchain(target) {
     compile: ['-nostdinc', ...adapt, ...system, ...includes],
     link: ['-nostdlib', path.join(musl[1], 'crti.o'), crtbegin],
     libs: ['-Wl,--start-group', libstdcxx, libgccEh, libgcc, '-Wl,--end-group', `-L${musl[1]}`, '-lc', crtend, path.join(musl[1], 'crtn.o')],
+    // The native tools: a static executable, musl's libc.a inside.
+    toolLink: ['-static', '-nostdlib', '-Wl,--gc-sections', '-Wl,-z,noexecstack', '-Wl,--build-id=sha1', crt('crt1.o'), crt('crti.o'), crtbeginStatic],
+    toolLibs: ['-Wl,--start-group', libstdcxx, libgccEh, libgcc, crt('libc.a'), '-Wl,--end-group', crtendStatic, crt('crtn.o')],
   };
 }
 
@@ -118,6 +125,11 @@ async function pool(jobs, limit) {
   await Promise.all(Array.from({ length: Math.min(limit, jobs.length) }, worker));
   return results;
 }
+
+/** The native tools' sources (relative to the checkout), by tool. */
+const TOOL_SOURCES = JSON.parse(readFileSync(path.join(ROOT, 'native', 'tools', 'sources.json'), 'utf8'));
+/** The tools come with the musl target of each arch: linked statically, they run on any C library. */
+const toolsOf = (target) => (target.musl ? Object.keys(TOOL_SOURCES) : []);
 
 /** Source files (relative to the checkout) of a target's addon. */
 function sourcesOf(target) {
@@ -148,13 +160,17 @@ function inputsDigest(chain) {
 }
 
 const outputOf = (target) => path.join(ROOT, 'prebuilds', `linux-${target.arch}`, `sexton.${target.libc}.node`);
+const toolOutputOf = (target, tool) => path.join(ROOT, 'prebuilds', `linux-${target.arch}`, tool);
+/** Every file a target makes: its addon, and the tools with the musl ones. */
+const outputsOf = (target) => [outputOf(target), ...toolsOf(target).map((tool) => toolOutputOf(target, tool))];
+const digestsOf = (target) => Object.fromEntries(outputsOf(target).map((file) => [path.relative(ROOT, file), sha256(readFileSync(file))]));
 const recordOf = (target) => path.join(CACHE, `linux-${target.arch}-${target.libc}.json`);
 
 /** The file is there and is the one last built from these inputs. */
 function upToDate(target, digest) {
   try {
     const record = JSON.parse(readFileSync(recordOf(target), 'utf8'));
-    return record.digest === digest && record.sha256 === sha256(readFileSync(outputOf(target)));
+    return record.digest === digest && JSON.stringify(record.sha256) === JSON.stringify(digestsOf(target));
   } catch {
     return false;
   }
@@ -176,9 +192,11 @@ async function buildAll(requested, force) {
     const jobs = targets.map((target, t) => {
       const dir = path.join(scratch, `${target.arch}-${target.libc}`);
       mkdirSync(dir, { recursive: true });
-      return sourcesOf(target).map((source) => async () => {
+      const toolOnly = [...new Set(toolsOf(target).flatMap((tool) => TOOL_SOURCES[tool]))].filter((f) => !sourcesOf(target).includes(f));
+      return [...sourcesOf(target), ...toolOnly].map((source) => async () => {
         const object = path.join(dir, `${source.replaceAll('/', '_')}.o`);
-        const [lang, std] = source.endsWith('.cc') ? ['c++', CXX_ONLY] : ['c', ['-std=c11']];
+        const cxx = source.startsWith('native/tools/') ? [...CXX_ONLY, ...CXX_TOOL] : CXX_ONLY;
+        const [lang, std] = source.endsWith('.cc') ? ['c++', cxx] : ['c', ['-std=c11']];
         await output(chains[t].cxx, ['-x', lang, ...COMMON, ...std, ...defines, ...chains[t].compile, '-c', source, '-o', object]);
         return object;
       });
@@ -187,12 +205,20 @@ async function buildAll(requested, force) {
     let at = 0;
     for (const [t, target] of targets.entries()) {
       const mine = objects.slice(at, (at += jobs[t].length));
+      const objectOf = (source) => mine.find((object) => path.basename(object) === `${source.replaceAll('/', '_')}.o`);
+      for (const tool of toolsOf(target)) {
+        const file = path.join(scratch, `${tool}.${target.arch}`);
+        await output(chains[t].cxx, [...chains[t].toolLink, ...TOOL_SOURCES[tool].map(objectOf), ...chains[t].toolLibs, '-o', file]);
+        await output(`${target.prefix}strip`, ['--strip-all', file]);
+        mkdirSync(path.dirname(toolOutputOf(target, tool)), { recursive: true });
+        renameSync(file, toolOutputOf(target, tool));
+      }
       const built = path.join(scratch, `sexton.${target.arch}.${target.libc}.node`);
-      await output(chains[t].cxx, [...LINK, ...chains[t].link, ...mine, ...chains[t].libs, '-o', built]);
+      await output(chains[t].cxx, [...LINK, ...chains[t].link, ...sourcesOf(target).map(objectOf), ...chains[t].libs, '-o', built]);
       await output(`${target.prefix}strip`, ['--strip-all', built]);
-      const record = JSON.stringify({ digest: digests[stale[t]], sha256: sha256(readFileSync(built)) });
       mkdirSync(path.dirname(outputOf(target)), { recursive: true });
       renameSync(built, outputOf(target));
+      const record = JSON.stringify({ digest: digests[stale[t]], sha256: digestsOf(target) });
       mkdirSync(CACHE, { recursive: true });
       writeFileSync(`${recordOf(target)}.${process.pid}`, record);
       renameSync(`${recordOf(target)}.${process.pid}`, recordOf(target));
@@ -218,7 +244,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   try {
     const argv = process.argv.slice(2);
     const built = await buildAll(selected(argv), argv.includes('--force'));
-    const names = built.map((t) => `linux-${t.arch}/sexton.${t.libc}.node`);
+    const names = built.flatMap((t) => outputsOf(t).map((file) => path.relative(path.join(ROOT, 'prebuilds'), file)));
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
     console.log(names.length > 0 ? `prebuilds: built ${names.join(' ')} in ${seconds} s` : `prebuilds: up to date (${seconds} s)`);
   } catch (error) {

@@ -11,6 +11,7 @@
 //   - the grace period: TERM to a child that ignores it, --grace 2, in the middle of the load
 //
 //   node bench/measure/report-load.mjs [--baseline JS] [--seconds S] [--clients N] [--after S]
+// `npm run bench` runs the load alone (measureReportLoad), with its budget lines.
 //
 // Every namespace is SIGKILLed by pid when it ends, however it ends.
 import { readFileSync, statSync } from 'node:fs';
@@ -170,6 +171,16 @@ async function graceUnderLoad(script, options, churn, loaded) {
 
 const mib = (kib) => (kib / 1024).toFixed(2);
 
+/** The load alone, for `npm run bench` (bench/run.mjs): this build's sexton. */
+export async function measureReportLoad(options) {
+  const churn = compileBench('churn');
+  try {
+    return { ...(await measure('sexton', SEXTON, options, churn)), clients: options.clients };
+  } finally {
+    churn.remove();
+  }
+}
+
 async function main() {
   requireBuilt();
   const options = parseArgs(process.argv.slice(2));
@@ -194,7 +205,7 @@ async function main() {
   }
 }
 
-main().catch((error) => {
+if (import.meta.url === `file://${process.argv[1]}`) main().catch((error) => {
   console.error(error);
   killAll();
   process.exit(1);

@@ -3,13 +3,13 @@ import { early } from './first-handlers';  // first: see the file
 import { EXIT } from '../config/exit-codes';
 import { parseArgs, usage } from '../config/options';
 import { quote } from '../config/quote';
-import { TOOL_BUNDLES } from '../config/tools';
+import { NATIVE_TOOLS, TOOL_BUNDLES } from '../config/tools';
 import { VERSION } from '../config/version';
 import type { StartRequest } from '../init/supervisor-hooks';
 import { requestedPersonality } from '../personalities/detect';
 import { personalityRequest, personalityVoice } from '../personalities/run';
 import { Logger, writeOrDrop } from '../platform/log';
-import { statusMain } from '../report/status-client';
+import { execNativeTool } from './native-tool';
 import { runInit } from './start-init';
 
 /** A tool with a bundle of its own (src/config/tools.ts): loaded now, its exit status is sexton's. */
@@ -52,9 +52,6 @@ export function main(argv: string[]): void {
   }
   const tool = TOOL_BUNDLES.get(argv[0]);
   if (tool) return runTool(tool, argv.slice(1));
-  if (argv[0] === 'status') {
-    statusMain(argv.slice(1), process.env).then((code) => process.exit(code));
-    return;
-  }
+  if (NATIVE_TOOLS.has(argv[0])) return execNativeTool(argv[0], argv.slice(1));
   runInit(early, SEXTON_VOICE, () => sextonRequest(argv));
 }

@@ -3,6 +3,7 @@
 // its exporters and a stop by TERM, with this file preloaded: there, when the init calls the
 // addon's exit, the bytecode of every function compiled so far is written out, if this V8 takes
 // it back. npm runs it at install; an image that installs with --ignore-scripts runs it itself.
+// It first links the native `sexton probe` and `sexton status` beside the `sexton` command.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
@@ -12,6 +13,7 @@ import { cacheHead, INIT_SCRIPT, nodeCrc32, sealCache, thisNode, wrapInit } from
 import { CODE_CACHE_EXIT } from '../config/exit-codes';
 import { nodeOptionsOfInit } from '../config/node-options';
 import { quote } from '../config/quote';
+import { linkNativeTools } from './native-tool-links';
 
 const CACHE = path.join(__dirname, 'init.cache');
 /** Set in the training run's environment: where its preload writes the cache. */
@@ -28,7 +30,8 @@ const RUN_TIMEOUT_MS = 120_000;
 export const CODE_CACHE_USAGE = `Usage: sexton code-cache
 
 Compiles sexton's init with the node that runs this command and saves V8's bytecode next to it
-(${CACHE}), so that each start of sexton on this node binary skips ~3 ms of compiling.
+(${CACHE}), so that each start of sexton on this node binary skips ~3 ms of compiling; and
+links the native \`sexton probe\` and \`sexton status\` for this machine beside the command.
 Run it where the node that will run sexton is, e.g. in the image, after installing sexton,
 with the NODE_OPTIONS sexton will start with: V8 takes no cache made under other V8 flags
 (options that load code into sexton, such as --require, are left out: sexton sheds them).
@@ -102,6 +105,8 @@ export function codeCacheMain(argv: string[]): Promise<number> {
     process.stderr.write(`sexton code-cache: takes no arguments\n${CODE_CACHE_USAGE}\n`);
     return Promise.resolve(CODE_CACHE_EXIT.usage);
   }
+  // A link that cannot be made leaves those two on Node's path: a line, not a failure.
+  for (const error of linkNativeTools()) process.stderr.write(`sexton code-cache: ${error}\n`);
   if (nodeCrc32() === undefined) {
     process.stderr.write(
       `sexton code-cache: node ${process.version} has no CRC-32 to check a cache with (20.15 and later have); sexton ` +

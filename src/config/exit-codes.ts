@@ -37,6 +37,16 @@ export const STATUS_EXIT = {
   usage: 64,
 } as const;
 
+/** `sexton probe`: those of timeout(1), which exec probes in the wild already use (native/tools/probe_options.h). */
+export const PROBE_EXIT = {
+  /** COMMAND ran past --timeout (its tree was then terminated). */
+  timedOut: 124,
+  /** The probe itself failed, or bad usage. */
+  usage: 125,
+  cannotRun: 126,
+  notFound: 127,
+} as const;
+
 /** `sexton scan` (and `--stuck`): what it found, or why it could not look. */
 export const SCAN_EXIT = { none: 0, some: 1, usage: EXIT.usage } as const;
 

@@ -1,6 +1,6 @@
-// The one list of the commands that are not the init: `sexton status`, in the init's bundle, and
-// the tools with a bundle of their own next to it, loaded only when asked for and free to use
-// child_process. first-handlers.ts installs no signal handlers for any of them; cli.ts runs
+// The one list of the commands that are not the init: `sexton probe` and `sexton status`, native
+// executables (boot/native-tool.ts), and the tools with a bundle of their own next to it, loaded
+// only when asked for and free to use child_process. first-handlers.ts installs no signal handlers for any of them; cli.ts runs
 // them; under SEXTON_PERSONALITY they keep their meaning (personalities/detect.ts). It imports
 // nothing: the first module the init evaluates reads it.
 
@@ -8,8 +8,11 @@
 export const TOOL_BUNDLES = new Map<string, [file: string, main: string]>([
   ['harness', ['harness.js', 'harnessMain']],
   ['scan', ['scan.js', 'scanMain']],
-  ['probe', ['probe.js', 'probeMain']],
   ['code-cache', ['code-cache.js', 'codeCacheMain']],
 ]);
 
-export const isTool = (word: string | undefined): boolean => word === 'status' || TOOL_BUNDLES.has(word as string);
+/** The native executables, sexton-<word> (native/tools/). */
+export const NATIVE_TOOLS = new Set(['probe', 'status']);
+
+export const isTool = (word: string | undefined): boolean =>
+  NATIVE_TOOLS.has(word as string) || TOOL_BUNDLES.has(word as string);

@@ -1,5 +1,5 @@
 // The one stats model: what sexton reaped, forwarded and saw, for logs, `sexton status`,
-// Prometheus and the stats file alike.
+// Prometheus and the stats file alike (native/tools/status_table.cc prints the status table).
 import type { NativeCounters } from '../platform/native';
 import type { ZombieGroup } from '../platform/procfs';
 import { signalName } from '../platform/signals';
@@ -107,18 +107,6 @@ export interface DrainSnapshot {
   afterForward: DrainArrivals;
 }
 
-/** One line for `sexton status`. */
-export function formatDrain(d: DrainSnapshot): string {
-  const watch = d.watch === 'blind' ? ', host network: the cap decides' : '';
-  const head = `quiet ${d.quietSeconds}s, cap ${d.capSeconds}s${watch}`;
-  const last = d.lastTrafficSeconds === null ? 'no traffic after the stop signal' : `last traffic at ` +
-    `+${d.lastTrafficSeconds}s`;
-  if (d.waitedSeconds === null) return `${head}; waiting, ${last}`;
-  const late = d.afterForward;
-  return `${head}; forwarded at +${d.waitedSeconds}s (${d.endedBy}), ${last}; after ` +
-    `it: ${late.connections} connections, ${late.requests} requests, ${late.resets} resets`;
-}
-
 function byName(counts: number[]): Record<string, number> {
   const out: Record<string, number> = {};
   counts.forEach((count, n) => {
@@ -159,61 +147,6 @@ export function summarize(stats: ReapStats): string {
   const dropped = Object.keys(
     stats.signals.dropped).length > 0 ? `; dropped ${describeCounts(stats.signals.dropped)}` : '';
   return `reaped ${stats.reaped} (${orphans}); forwarded ${describeCounts(stats.signals.forwarded)}${dropped}`;
-}
-
-function describeNotifications(n: StatsSnapshot['health']['notifications']): string {
-  const ignored = (['malformed', 'oversized', 'foreign'] as const).filter((k) => n[k] > 0).map((k) => `${n[k]} ${k}`);
-  const fds = n.descriptors > 0 ? `; ${n.descriptors} carried descriptors (closed)` : '';
-  return `${n.accepted} accepted${ignored.length ? `, ignored ${ignored.join(', ')}` : ''}${fds}`;
-}
-
-/** The table `sexton status` prints. */
-export function formatStatus(s: StatsSnapshot): string {
-  const child = s.mainChild.state === 'running'
-    ? `pid ${s.mainChild.pid} running: ${s.mainChild.command}`
-    : `pid ${s.mainChild.pid} exited (${s.mainChild.signal ?? `code ${s.mainChild.exitCode}`}): ${s.mainChild.command}`;
-  const rows: [string, string][] = [
-    ['sexton', `${s.version}, pid ${s.pid} (${s.role}), up ${s.uptimeSeconds.toFixed(0)} s, ${s.phase}`],
-    ['main child', child],
-    ['reaped', `${s.reaped} (${s.orphansReaped} orphans)`],
-    ['orphans by command', topCommands(s.orphansByCommand).map(([c, n]) => `${c} ${n}`).join(', ') || 'none'],
-    ['orphans unnamed',
-      `${s.orphansUnnamed}${s.orphansUnnamed > 0 ? ' (reaped in a storm faster than they could be named)' : ''}`],
-    ['signals received', describeCounts(s.signals.received, ' ')],
-    ['signals forwarded', describeCounts(s.signals.forwarded, ' ')],
-    ['signals dropped', describeCounts(s.signals.dropped, ' ')],
-    ['zombies', String(s.zombieCount)],
-    ['threads', String(s.tasks)],
-    ['OOM kills', s.oomKills === null ? 'unknown (memory cgroup not readable)' : String(s.oomKills)],
-    ['log lines dropped', String(s.logLinesDropped)],
-    ...(s.drain ? [['drain', formatDrain(s.drain)] as [string, string]] : []),
-    ['ready', `${s.health.ready ? 'yes' : 'no'}: ${s.health.reason} (--ready-when ${s.health.readyWhen})`],
-    ...(s.health.readyWhen === 'notify' ? [['sd_notify datagrams', describeNotifications(s.health.notifications)] as [
-      string, string]] : []),
-    ...(s.unkillableCount > 0 ? [['could not kill', `${s.unkillableCount} (still alive after SIGKILL)`] as [string,
-      string]] : []),
-  ];
-  const { pids, outsiders } = s.budget;
-  rows.push(['pids', pids
-    ? `${pids.current} of ${pids.max ?? 'no limit'} (cgroup v${pids.version}; every task counts, zombies ` +
-      `too)` : 'unknown (no pids cgroup readable)']);
-  rows.push(['not the main child\'s', outsiders.count === 0 ? 'none'
-    : `${outsiders.count} process(es) (exec sessions, probe leftovers): the stop sequence ends them too`]);
-  const width = Math.max(...rows.map(([k]) => k.length));
-  const lines = rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`);
-  for (const z of s.zombies) {
-    lines.push(`  held by pid ${z.pid} (${z.command}): ${z.zombies}, oldest ${z.oldestAgeSeconds.toFixed(0)} s`);
-  }
-  for (const o of outsiders.shown) lines.push(
-    `  ! pid ${o.pid} (${o.command}), up ${o.ageSeconds} s, outside the main child's tree`);
-  if (outsiders.count > outsiders.shown.length) lines.push(`  ! and ${outsiders.count - outsiders.shown.length} more`);
-  for (const u of s.unkillable) {
-    const on = u.mount ? `, ${u.mount.via} on ${u.mount.fstype} ${u.mount.source} at ${u.mount.mountPoint}` : '';
-    lines.push(
-      `  could not kill pid ${u.pid} (${u.command}): state ${u.state}, wchan ${u.wchan ?? '?'}, ` +
-        `syscall ${u.syscall ?? '?'}${u.killPending ? ', SIGKILL pending' : ''}${on}`);
-  }
-  return `${lines.join('\n')}\n`;
 }
 
 /** How the main child ended. */

@@ -3,15 +3,14 @@
 // system call, pending kill) a moment after the SIGKILL, in its log, `sexton status`, metrics
 // and the stats file, and exits within its bound; the namespace itself stays until the thaw,
 // as a pod stays Terminating.
-import { createConnection } from 'node:net';
+import { execa } from 'execa';
 import * as path from 'node:path';
 import { afterEach, beforeAll, expect, test } from 'vitest';
 import { KILL_BACKSTOP_SECONDS, KILL_CHECK_SECONDS } from '../../src/init/lifecycle';
 import { Freezer, removeFreezers, requireFreezer } from '../support/freezer';
 import { freshDir, namespacePid, removeDirs, sample } from '../support/observability';
 import { freePort } from '../support/http';
-import { formatStatus } from '../../src/report/stats';
-import { requireBuilt, runAsPid1, until } from '../support/pid1';
+import { NATIVE_STATUS, requireBuilt, runAsPid1, until } from '../support/pid1';
 import { hostDescendants, isExiting, procStat, readIfThere } from '../support/processes';
 
 beforeAll(() => {
@@ -25,16 +24,10 @@ afterEach(async () => {
 
 const GRACE = 1;
 
-/** What the status socket answers: the snapshot `sexton status` prints. */
-function askSocket(socket: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let text = '';
-    const client = createConnection(socket);
-    client.setTimeout(5000, () => client.destroy(new Error('no answer')));
-    client.on('data', (d) => (text += d));
-    client.on('end', () => resolve(text));
-    client.on('error', reject);
-  });
+/** `sexton status` from the host, by its native client: PID 1 is the host pid named. */
+async function statusTable(socket: string, pid1: number): Promise<{ stdout: string }> {
+  const result = await execa(NATIVE_STATUS, ['--socket', socket, '--pid', String(pid1)], { reject: false, timeout: 5000 });
+  return { stdout: String(result.stdout) };
 }
 
 test('a frozen grandchild outlives SIGKILL: named with state D, wchan and pending kill; sexton exits within its bound', async () => {
@@ -59,11 +52,10 @@ test('a frozen grandchild outlives SIGKILL: named with state D, wchan and pendin
   await run.waitFor(line, 'stderr', 20_000);
   const named = Date.now() - stopped;
   expect(named).toBeGreaterThanOrEqual((GRACE + KILL_CHECK_SECONDS) * 1000 - 50);
-  // Both asked at once, and the status socket directly (a client's Node start-up can outlast
+  // Both asked at once, the status socket by the native client (no Node start-up to outlast
   // the window): sexton leaves 1.5 s after naming it.
-  const [metrics, answer] = await Promise.all([fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text()), askSocket(socket)]);
+  const [metrics, table] = await Promise.all([fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text()), statusTable(socket, run.pid1)]);
   expect(sample(metrics, 'sexton_unkillable_processes')).toBe(1);
-  const table = { stdout: formatStatus(JSON.parse(answer)) };
   expect(table.stdout).toMatch(/^could not kill\s+1 \(still alive after SIGKILL\)$/m);
   expect(table.stdout).toContain(`  could not kill pid ${inNamespace} (sleep): state D, wchan hrtimer_nanosleep, syscall clock_nanosleep, SIGKILL pending`);
 

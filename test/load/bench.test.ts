@@ -10,7 +10,10 @@ import { requireBuilt, ROOT } from '../support/pid1';
 const CANDIDATES = ['sexton', 'tini', 'tini-static', 'dumb-init', 'catatonit'];
 /** Startup and memory; idle and signals; the signal flood; orphan storm, burst and shutdown. */
 const TABLES = 4;
-const BUDGET_LINES = 15;
+const BUDGET_LINES = 23;
+/** The exec probe calls (sexton's and their references) and the report load's row. */
+const EXEC_ROWS = ['sexton probe --timeout 5 -- true', 'timeout 5 true (reference)', 'sexton status --ready', 'sexton status (the table)',
+  'socat on the same socket (reference)', 'sexton under the report load'];
 
 beforeAll(requireBuilt);
 
@@ -28,6 +31,11 @@ test('bench --quick measures every init and evaluates the budget', async () => {
   const scan = rowsOf(result.stdout, 'sexton scan --json');
   expect(scan, result.stdout).toHaveLength(1);
   for (const cell of scan[0]) expect(cell, result.stdout).toMatch(/\d/);
+  for (const name of EXEC_ROWS) {
+    const rows = rowsOf(result.stdout, name);
+    expect(rows, `${name} in\n${result.stdout}`).toHaveLength(1);
+    for (const cell of rows[0]) expect(cell, `${name} in\n${result.stdout}`).toMatch(/\d/);
+  }
   const verdicts = result.stdout.split('\n').filter((line) => /^(PASS|MISS) {2}/.test(line));
   expect(verdicts, result.stdout).toHaveLength(BUDGET_LINES);
 }, 270_000);

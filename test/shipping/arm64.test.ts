@@ -93,7 +93,9 @@ describe('linux-arm64 glibc: the installed tarball on arm64 Node under qemu', ()
     await run.waitFor('orphans made: 20', 'stdout', 30_000);
     await until(() => existsSync(socket) && zombiesUnder(run.pid1).length === 0, 10_000, 'the socket and no zombies');
     // From the host, sexton is not PID 1 of our PID namespace: name its pid to trust it.
-    const [qemu, ...args] = sexton(['status', '--socket', socket, '--pid', String(run.pid1), '--json', '--max-zombies', '0']);
+    // The client is the package's arm64 native one (`sexton status` execs it): static, under qemu too.
+    const client = path.join(path.dirname(entry), '..', 'prebuilds', 'linux-arm64', 'sexton-status');
+    const [qemu, ...args] = underQemuArm64([client, '--socket', socket, '--pid', String(run.pid1), '--json', '--max-zombies', '0']);
     const status = await execa(qemu, args, { timeout: 60_000, reject: false, killSignal: 'SIGKILL' });
     expect(status.exitCode, status.stderr).toBe(0);
     const snapshot = JSON.parse(status.stdout) as { orphansReaped: number; reaped: number };

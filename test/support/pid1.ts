@@ -9,6 +9,9 @@ import { hostDescendants, procStat, startTimeOf, track } from './processes';
 export const ROOT = path.resolve(__dirname, '..', '..');
 export const SEXTON = path.join(ROOT, 'dist', 'sexton.js');
 export const FIXTURES = path.join(ROOT, 'test', 'fixtures');
+/** The native `sexton status` and `sexton probe` (native/tools/), as the build links them into dist/. */
+export const NATIVE_STATUS = path.join(ROOT, 'dist', 'sexton-status');
+export const NATIVE_PROBE = path.join(ROOT, 'dist', 'sexton-probe');
 
 /**
  * How many times slower than this machine the tests run: 1 here; the cgroup v2 guest (qemu's TCG,
@@ -175,5 +178,7 @@ export function zombiesUnder(pid: number): number[] {
 }
 
 export function requireBuilt(): void {
-  if (!existsSync(SEXTON)) throw new Error(`${SEXTON} is missing: run "npm run build" first`);
+  for (const file of [SEXTON, NATIVE_STATUS, NATIVE_PROBE]) {
+    if (!existsSync(file)) throw new Error(`${file} is missing: run "npm run build" first`);
+  }
 }

@@ -9,7 +9,7 @@ import type { StatsSnapshot } from '../stats';
 import { SnapshotCache } from '../snapshot-cache';
 import { sameAddress } from '../../config/addresses';
 import { HEALTH_HTTP_LIMITS, HealthState, healthRoutes } from './health';
-import { DEFAULT_HTTP_LIMITS, Routes, serveHttp } from './http-server';
+import { DEFAULT_HTTP_LIMITS, HttpRequest, Routes, serveHttp } from './http-server';
 import { metricsRoutes, renderMetrics } from './prometheus';
 import { StatsFile } from './stats-file';
 import { OwnListeners } from '../../platform/own-listeners';
@@ -94,13 +94,19 @@ export class Exporters {
   private httpListeners(): [string, { host: string; port: number }, Routes][] {
     const { metrics, health } = this.options;
     const out: [string, { host: string; port: number }, Routes][] = [];
-    if (metrics) out.push(['metrics', metrics, metricsRoutes(this.counted(this.cache.derived(renderMetrics)))]);
+    if (metrics) out.push(['metrics', metrics, metricsRoutes(this.cache.derived(renderMetrics))]);
     if (health) {
       const shared = out.find(([, address]) => sameAddress(address, health));
       if (shared) Object.assign(shared[2], healthRoutes(this.health));
       else out.push(['health', health, healthRoutes(this.health)]);
     }
-    return out;
+    // Every route counts: a burst on /readyz leaves as much behind as one on /metrics.
+    return out.map(([name, address, routes]) => [name, address, this.countedRoutes(routes)]);
+  }
+
+  private countedRoutes(routes: Routes): Routes {
+    const counted = ([path, answer]: [string, Routes[string]]) => [path, (request: HttpRequest) => (this.answered(), answer(request))];
+    return Object.fromEntries(Object.entries(routes).map(counted));
   }
 
   /** The final stats; the socket file removed. */
