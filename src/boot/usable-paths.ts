@@ -29,7 +29,9 @@ export function filePathProblem(file: string, suffix = ''): string | undefined {
   if (file.includes('\0')) return 'it holds a NUL byte';
   if (file === '' || file.endsWith('/')) return 'it names no file';
   const name = Buffer.byteLength(path.basename(file) + suffix);
-  if (name > NAME_MAX) return `its name is ${name} bytes long with sexton's temporary suffix; a name holds at most ${NAME_MAX}`;
+  if (name > NAME_MAX) {
+    return `its name is ${name} bytes long with sexton's temporary suffix; a name holds at most ${NAME_MAX}`;
+  }
   const whole = Buffer.byteLength(file + suffix);
   if (whole > PATH_MAX) return `${whole} bytes long; a path holds at most ${PATH_MAX}`;
   return undefined;

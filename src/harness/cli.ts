@@ -61,7 +61,9 @@ export function formatReport(r: WorkloadReport): string {
     ['left when PID 1 exited', `${r.zombiesLeftAtExit}${r.timedOut ? ' (PID 1 was killed)' : ''} (the init's)`],
     ['verdict', r.verdict],
   ];
-  if (r.namespace === 'user') rows.splice(2, 0, ['namespace', 'user (not privileged: a user namespace, then the PID namespace)']);
+  if (r.namespace === 'user') {
+    rows.splice(2, 0, ['namespace', 'user (not privileged: a user namespace, then the PID namespace)']);
+  }
   if (!r.ran && r.notRunReason) rows.push(['not run', r.notRunReason]);
   if (r.pidsLimitUnavailable) rows.push(['pids limit', r.pidsLimitUnavailable]);
   if (r.workload === 'pid-exhaustion') rows.push(['fork EAGAIN', String(r.eagain)]);
@@ -73,14 +75,21 @@ export function formatReport(r: WorkloadReport): string {
   const lines = rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`);
   if (r.zombieParents.length > 0) {
     lines.push('  live parents holding zombies while the app ran:');
-    for (const p of r.zombieParents) lines.push(`    pid ${p.pid} ${p.command}: ${p.zombies} zombie(s), oldest ${(p.oldestMs / 1000).toFixed(1)} s`);
+    for (const p of r.zombieParents) {
+      lines.push(`    pid ${p.pid} ${p.command}: ${p.zombies} zombie(s), oldest ${(p.oldestMs / 1000).toFixed(1)} s`);
+    }
   }
   if (r.sextonStats) {
     const s = r.sextonStats;
-    lines.push(`  sexton at exit: reaped ${s.reaped} (${s.orphansReaped} orphans), ${s.zombieCount} zombies left, survivors killed: ${s.survivorsKilled ?? 0}`);
+    lines.push(
+      `  sexton at exit: reaped ${s.reaped} (${s.orphansReaped} orphans), ${s.zombieCount} zombies left, ` +
+        `survivors killed: ${s.survivorsKilled ?? 0}`,
+    );
   }
   // sexton's log, less the per-process lines of the kill round (the parents above say it).
-  const sextonLines = r.stderr.split('\n').filter((l) => l.startsWith('sexton:') && !/grace period over:| holds \d+ zombie/.test(l));
+  const sextonLines = r.stderr
+    .split('\n')
+    .filter((l) => l.startsWith('sexton:') && !/grace period over:| holds \d+ zombie/.test(l));
   if (sextonLines.length > 0) lines.push('  sexton said:', ...sextonLines.map((l) => `    ${l}`));
   return `${lines.join('\n')}\n`;
 }
@@ -100,7 +109,9 @@ export async function harnessMain(argv: string[]): Promise<number> {
     else if (!arg.startsWith('-') && workload === undefined) workload = arg;
     else return usage(`unknown harness option '${arg}'`);
   }
-  if (!WORKLOADS.includes(workload as WorkloadName)) return usage(`unknown workload '${workload ?? ''}' (${WORKLOADS.join(', ')})`);
+  if (!WORKLOADS.includes(workload as WorkloadName)) {
+    return usage(`unknown workload '${workload ?? ''}' (${WORKLOADS.join(', ')})`);
+  }
   if (init === '') return usage('--init needs a value');
   if (size !== undefined && !(Number.isInteger(size) && size > 0)) return usage('--size needs a positive whole number');
 
@@ -109,8 +120,15 @@ export async function harnessMain(argv: string[]): Promise<number> {
     init,
     size,
     onSample: (s) => {
-      if (live) progress(`\r  ${(s.atMs / 1000).toFixed(1)} s  zombies ${String(s.zombies).padStart(5)}  processes ${String(s.processes).padStart(5)} `);
-      else if (!json && s.atMs % 1000 < 50) progress(`  ${(s.atMs / 1000).toFixed(1)} s  zombies ${s.zombies}  processes ${s.processes}\n`);
+      const at = (s.atMs / 1000).toFixed(1);
+      if (live) {
+        progress(
+          `\r  ${at} s  zombies ${String(s.zombies).padStart(5)}  ` +
+            `processes ${String(s.processes).padStart(5)} `,
+        );
+      } else if (!json && s.atMs % 1000 < 50) {
+        progress(`  ${at} s  zombies ${s.zombies}  processes ${s.processes}\n`);
+      }
     },
   });
   if (live) progress('\n');

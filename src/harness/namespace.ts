@@ -16,7 +16,9 @@ export const PID_NAMESPACE: readonly string[] = ['unshare', '--pid', '--fork', '
  * itself outside), and may make the PID and mount namespaces. Signals and /proc work from
  * outside as before: the processes in it are the user's own.
  */
-export const USER_PID_NAMESPACE: readonly string[] = ['unshare', '--user', '--map-root-user', '--pid', '--fork', '--mount-proc', '--kill-child', '--'];
+export const USER_PID_NAMESPACE: readonly string[] = [
+  'unshare', '--user', '--map-root-user', '--pid', '--fork', '--mount-proc', '--kill-child', '--',
+];
 
 export function inPidNamespace(argv: readonly string[], mode: NamespaceMode = 'pid'): string[] {
   return [...(mode === 'user' ? USER_PID_NAMESPACE : PID_NAMESPACE), ...argv];

@@ -96,7 +96,9 @@ export function initPrefix(init: InitChoice = 'sexton'): string[] {
 }
 
 /** For init 'sexton': a stats file for sexton's final report, and the prefix that writes it. */
-function sextonStatsFile(init: InitChoice = 'sexton'): { prefix: string[]; read(): StatsSnapshot | undefined } | undefined {
+function sextonStatsFile(
+  init: InitChoice = 'sexton',
+): { prefix: string[]; read(): StatsSnapshot | undefined } | undefined {
   if (init !== 'sexton') return undefined;
   const dir = mkdtempSync(path.join(tmpdir(), 'sexton-harness-'));
   const file = path.join(dir, 'stats.json');
@@ -138,7 +140,9 @@ function start(command: string[], options: RunOptions, onLine: (line: string) =>
   const limit = options.pidsMax === undefined ? undefined : makePidsCgroup(options.pidsMax);
   const cgroup = limit?.cgroup;
   // Join the cgroup before unshare forks, so that everything in the namespace counts against it.
-  const launch = cgroup ? ['/bin/sh', '-c', `echo $$ > ${cgroup.dir}/cgroup.procs && exec "$@"`, 'sh', ...unshare] : unshare;
+  const launch = cgroup
+    ? ['/bin/sh', '-c', `echo $$ > ${cgroup.dir}/cgroup.procs && exec "$@"`, 'sh', ...unshare]
+    : unshare;
   const startedAt = Date.now();
   const proc = execa(launch[0], launch.slice(1), {
     reject: false, stdin: 'ignore', env: options.env, timeout: options.timeoutMs ?? 30_000, killSignal: 'SIGKILL',
@@ -152,7 +156,9 @@ function start(command: string[], options: RunOptions, onLine: (line: string) =>
     pending = lines.pop() as string;
     for (const line of lines) onLine(line);
   });
-  return { proc, startedAt, stdout: () => stdout, namespace, cgroup, pidsLimitUnavailable: limit?.unavailable, statsFile };
+  return {
+    proc, startedAt, stdout: () => stdout, namespace, cgroup, pidsLimitUnavailable: limit?.unavailable, statsFile,
+  };
 }
 
 /**

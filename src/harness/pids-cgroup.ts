@@ -71,8 +71,14 @@ export function makePidsCgroup(limit: number): PidsLimit {
     const own = ownCgroup2Path() ?? '/';
     parent = mount === undefined ? undefined : delegatedPidsParent(mount, own);
     if (parent === undefined) {
-      const where = mount === undefined ? 'no cgroup v2 is mounted' : `no cgroup v2 at or above ${path.join(mount, ...own.split('/'))} delegates the pids controller to uid ${uid()}`;
-      return { unavailable: `the pids limit is unavailable: ${V1_PIDS} is not writable and ${where}; the run goes on without it` };
+      const where = mount === undefined
+        ? 'no cgroup v2 is mounted'
+        : `no cgroup v2 at or above ${path.join(mount, ...own.split('/'))} ` +
+          `delegates the pids controller to uid ${uid()}`;
+      return {
+        unavailable: `the pids limit is unavailable: ${V1_PIDS} is not writable and ${where}; ` +
+          'the run goes on without it',
+      };
     }
   }
   const dir = path.join(parent, `sexton-harness-${process.pid}-${Date.now()}`);
@@ -81,7 +87,8 @@ export function makePidsCgroup(limit: number): PidsLimit {
     writeFileSync(path.join(dir, 'pids.max'), String(limit));
   } catch (error) {
     try { rmdirSync(dir); } catch { /* never made */ }
-    return { unavailable: `the pids limit is unavailable: ${dir}: ${(error as Error).message.split('\n')[0]}; the run goes on without it` };
+    const why = (error as Error).message.split('\n')[0];
+    return { unavailable: `the pids limit is unavailable: ${dir}: ${why}; the run goes on without it` };
   }
   return {
     cgroup: {

@@ -33,7 +33,10 @@ export interface UserNamespaceSysctls {
   unprivilegedUsernsClone?: string;
   /** user.max_user_namespaces: 0 forbids every new user namespace. */
   maxUserNamespaces?: string;
-  /** kernel.apparmor_restrict_unprivileged_userns (Ubuntu 23.10 and later): 1 leaves the namespace without capabilities. */
+  /**
+   * kernel.apparmor_restrict_unprivileged_userns (Ubuntu 23.10 and later): 1 leaves the namespace
+   * without capabilities.
+   */
   apparmorRestrict?: string;
 }
 
@@ -55,16 +58,22 @@ export function readUserNamespaceSysctls(): UserNamespaceSysctls {
   return out;
 }
 
-/** The sysctl that forbids unprivileged user namespaces, as one line saying how to lift it; undefined when none does. */
+/**
+ * The sysctl that forbids unprivileged user namespaces, as one line saying how to lift it;
+ * undefined when none does.
+ */
 export function userNamespaceBlocker(s: UserNamespaceSysctls): string | undefined {
   if (s.maxUserNamespaces === '0') {
-    return 'user namespaces are disabled (user.max_user_namespaces = 0): enable them with `sudo sysctl -w user.max_user_namespaces=10000`, or run as root';
+    return 'user namespaces are disabled (user.max_user_namespaces = 0): ' +
+      'enable them with `sudo sysctl -w user.max_user_namespaces=10000`, or run as root';
   }
   if (s.unprivilegedUsernsClone === '0') {
-    return 'unprivileged user namespaces are disabled (kernel.unprivileged_userns_clone = 0): enable them with `sudo sysctl -w kernel.unprivileged_userns_clone=1`, or run as root';
+    return 'unprivileged user namespaces are disabled (kernel.unprivileged_userns_clone = 0): ' +
+      'enable them with `sudo sysctl -w kernel.unprivileged_userns_clone=1`, or run as root';
   }
   if (s.apparmorRestrict === '1') {
-    return 'AppArmor restricts unprivileged user namespaces (kernel.apparmor_restrict_unprivileged_userns = 1): lift it with `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`, or run as root';
+    return 'AppArmor restricts unprivileged user namespaces (kernel.apparmor_restrict_unprivileged_userns = 1): ' +
+      'lift it with `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`, or run as root';
   }
   return undefined;
 }
@@ -88,5 +97,6 @@ export function whyNotRun(stderr: string, mode: NamespaceMode, sysctls: UserName
   if (mode === 'pid') return `no PID namespace could be made (${oneLine(error)}): it needs CAP_SYS_ADMIN`;
   const blocker = userNamespaceBlocker(sysctls);
   if (blocker) return `${blocker} (${oneLine(error)})`;
-  return `no user namespace could be made (${oneLine(error)}): a container's seccomp profile may forbid them; run the job privileged, or as root with CAP_SYS_ADMIN`;
+  return `no user namespace could be made (${oneLine(error)}): ` +
+    "a container's seccomp profile may forbid them; run the job privileged, or as root with CAP_SYS_ADMIN";
 }

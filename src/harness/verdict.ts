@@ -15,7 +15,9 @@ export type Verdict = 'clean' | 'app-leaks' | 'init-failed' | 'not-run';
 const { usage: _usage, ...verdictCodes } = HARNESS_EXIT;
 export const VERDICT_EXIT_CODES: Record<Verdict, number> = verdictCodes;
 
-export function verdictOf(report: Pick<Pid1Report, 'ran' | 'timedOut' | 'zombiesLeftAtExit' | 'zombieParents'>): Verdict {
+export function verdictOf(
+  report: Pick<Pid1Report, 'ran' | 'timedOut' | 'zombiesLeftAtExit' | 'zombieParents'>,
+): Verdict {
   if (!report.ran) return 'not-run';
   if (report.timedOut || report.zombiesLeftAtExit > 0) return 'init-failed';
   return report.zombieParents.length > 0 ? 'app-leaks' : 'clean';
@@ -36,18 +38,34 @@ function seconds(ms: number): string {
 }
 
 /** Throws, saying what leaked and whose fault it was, unless the run passes the chosen reading. */
-export function assertNoZombieLeak(report: Pid1Report, { scope = 'pod', maxPeakZombies = Infinity }: LeakCheck = {}): void {
+export function assertNoZombieLeak(
+  report: Pid1Report,
+  { scope = 'pod', maxPeakZombies = Infinity }: LeakCheck = {},
+): void {
   const problems: string[] = [];
-  if (!report.ran) problems.push(`PID 1 never ran, so nothing was proven: ${report.notRunReason ?? (report.stderr.trim() || `exit ${report.exitCode}`)}`);
-  if (report.timedOut) problems.push(`init failed: PID 1 did not exit and was killed, with ${report.zombiesLeftAtExit} zombie(s) left`);
-  else if (report.zombiesLeftAtExit > 0) problems.push(`init failed: ${report.zombiesLeftAtExit} zombie(s) were left when PID 1 exited`);
-  if (report.peakZombies > maxPeakZombies) problems.push(`${report.peakZombies} zombies at once (allowed ${maxPeakZombies})`);
+  if (!report.ran) {
+    const why = report.notRunReason ?? (report.stderr.trim() || `exit ${report.exitCode}`);
+    problems.push(`PID 1 never ran, so nothing was proven: ${why}`);
+  }
+  if (report.timedOut) {
+    problems.push(`init failed: PID 1 did not exit and was killed, with ${report.zombiesLeftAtExit} zombie(s) left`);
+  } else if (report.zombiesLeftAtExit > 0) {
+    problems.push(`init failed: ${report.zombiesLeftAtExit} zombie(s) were left when PID 1 exited`);
+  }
+  if (report.peakZombies > maxPeakZombies) {
+    problems.push(`${report.peakZombies} zombies at once (allowed ${maxPeakZombies})`);
+  }
   if (scope === 'pod') {
     for (const p of report.zombieParents) {
-      problems.push(`app leaks: pid ${p.pid} (${p.command}) held ${p.zombies} zombie(s) for up to ${seconds(p.oldestMs)} and never waited`);
+      problems.push(
+        `app leaks: pid ${p.pid} (${p.command}) held ${p.zombies} zombie(s) ` +
+          `for up to ${seconds(p.oldestMs)} and never waited`,
+      );
     }
   }
   if (problems.length > 0) {
-    throw new Error(`zombie leak under init '${report.init}' running '${report.command.join(' ')}':\n  ${problems.join('\n  ')}`);
+    throw new Error(
+      `zombie leak under init '${report.init}' running '${report.command.join(' ')}':\n  ${problems.join('\n  ')}`,
+    );
   }
 }

@@ -88,7 +88,9 @@ export class NamespaceWatch {
   /** Signals PID 1, only while it is still the PID 1 we found: once gone, its pid may be someone else's. */
   signalPid1(signal: NodeJS.Signals): void {
     try {
-      if (this.pid1 !== undefined && readProcess(this.pid1)?.startTime === this.pid1Started) process.kill(this.pid1, signal);
+      if (this.pid1 !== undefined && readProcess(this.pid1)?.startTime === this.pid1Started) {
+        process.kill(this.pid1, signal);
+      }
     } catch {
       // already gone
     }

@@ -66,7 +66,10 @@ async function pidExhaustion(seconds: number): Promise<void> {
   let eagain = 0;
   // At least `seconds`, and until a fork failed or the orphans passed the limit twice over: at a
   // load of 30 on 2 cores, 3 s made only 120 and proved nothing either way.
-  while (Date.now() < until || (eagain === 0 && created < EXHAUSTION_ORPHANS && Date.now() - started < EXHAUSTION_MAX_MS)) {
+  while (
+    Date.now() < until ||
+    (eagain === 0 && created < EXHAUSTION_ORPHANS && Date.now() - started < EXHAUSTION_MAX_MS)
+  ) {
     const results = await Promise.all([orphanBatch(10), orphanBatch(10)]);
     for (const result of results) {
       if (result === 'eagain') eagain++;
@@ -94,7 +97,13 @@ async function zombiePod(parents: number): Promise<void> {
   }
   // The links are only needed until each parent has exec'd its name.
   for (let tries = 0; tries < 200; tries++) {
-    const named = pids.every((pid) => { try { return readFileSync(`/proc/${pid}/comm`, 'utf8').startsWith('zombie-'); } catch { return false; } });
+    const named = pids.every((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/comm`, 'utf8').startsWith('zombie-');
+      } catch {
+        return false;
+      }
+    });
     if (named) break;
     await sleep(10);
   }

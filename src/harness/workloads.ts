@@ -30,7 +30,9 @@ const STOP_AFTER_READY_MS: Record<WorkloadName, number> = {
 };
 
 export async function runWorkload(workload: WorkloadName, options: WorkloadOptions = {}): Promise<WorkloadReport> {
-  const command = [process.execPath, distFile('workload.js'), workload, ...(options.size === undefined ? [] : [String(options.size)])];
+  const command = [
+    process.execPath, distFile('workload.js'), workload, ...(options.size === undefined ? [] : [String(options.size)]),
+  ];
   let eagain = 0;
   let readyAtMs: number | undefined;
   const started = Date.now();
@@ -47,7 +49,8 @@ export async function runWorkload(workload: WorkloadName, options: WorkloadOptio
       } catch {
         return;
       }
-      if (!event.event?.endsWith('-created') && !event.event?.endsWith('-done') && !event.event?.endsWith('-started')) return;
+      const name = event.event;
+      if (!name?.endsWith('-created') && !name?.endsWith('-done') && !name?.endsWith('-started')) return;
       eagain = event.eagain ?? 0;
       readyAtMs = Date.now() - started;
       stop(STOP_AFTER_READY_MS[workload]);

@@ -137,7 +137,8 @@ export interface Native {
   /** Once, before the spawn (the fields of a StopDeadline, checkStopDeadline first); a stop signal already counted
    * arms it at once. */
   setStopDeadline(signal: number, milliseconds: number, exitCode: number, line: string, killNamespace: boolean,
-    childGroup: boolean, walkProc: boolean, mainExitAnswerMs: number, mainExitTermLine: string, mainExitLine: string): void;
+    childGroup: boolean, walkProc: boolean, mainExitAnswerMs: number, mainExitTermLine: string,
+    mainExitLine: string): void;
   /** JS has handled the main child's exit: the addon's watch on it becomes the stop deadline. */
   mainExitAnswered(): void;
   /** Returns 0 or the errno of the delivery. */

@@ -105,7 +105,8 @@ export class Exporters {
   }
 
   private countedRoutes(routes: Routes): Routes {
-    const counted = ([path, answer]: [string, Routes[string]]) => [path, (request: HttpRequest) => (this.answered(), answer(request))];
+    const counted = ([path, answer]: [string, Routes[string]]) =>
+      [path, (request: HttpRequest) => (this.answered(), answer(request))];
     return Object.fromEntries(Object.entries(routes).map(counted));
   }
 
