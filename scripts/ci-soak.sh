@@ -38,7 +38,7 @@ for i in $(seq 1 "$runs"); do
   else
     failed=$((failed + 1))
     # vitest names each failed test on a FAIL line; anything else failed outside a test.
-    tests=$(grep -E '^ *(FAIL|×) ' "$log" | sed -E 's/^ *//' | sort -u | head -20 || true)
+    tests=$(sed 's/\x1b\[[0-9;]*m//g' "$log" | grep -E '^ *FAIL ' | sed -E 's/^ *FAIL +//' | sort -u | head -20 || true)
     echo "run $i: FAIL ($(( $(date +%s) - started )) s): ${tests:-$(tail -n 1 "$log")}" | tr '\n' ';'
     echo
   fi

@@ -2,7 +2,7 @@
 // namespaces, callers of another uid, the socket turned off. sexton runs as PID 1 of a fresh
 // PID namespace; the client runs inside that namespace with nsenter, as `kubectl exec` would.
 import { execa } from 'execa';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { requireBuilt, runAsPid1, SEXTON, until } from '../support/pid1';
@@ -13,10 +13,25 @@ afterEach(() => {
   removeDirs();
 });
 
+/**
+ * The status client another user can run: the static native one, copied where any uid reaches it
+ * (the checkout, and the Node line CI runs on within it, may be under a directory only root can
+ * enter).
+ */
+function reachableStatusClient(): string {
+  const dir = freshDir();
+  chmodSync(dir, 0o755);
+  const client = path.join(dir, 'sexton-status');
+  copyFileSync(realpathSync(path.join(path.dirname(SEXTON), 'sexton-status')), client);
+  chmodSync(client, 0o755);
+  return client;
+}
+
 /** `sexton status ARGS` inside PID 1's PID and mount namespaces, optionally as another user. */
 async function statusInside(pid1: number, args: string[] = [], { uid }: { uid?: number } = {}) {
   const asUser = uid === undefined ? [] : ['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups'];
-  const result = await execa('nsenter', ['--target', String(pid1), '--pid', '--mount', '--', ...asUser, process.execPath, SEXTON, 'status', ...args], {
+  const client = uid === undefined ? [process.execPath, SEXTON, 'status'] : [reachableStatusClient()];
+  const result = await execa('nsenter', ['--target', String(pid1), '--pid', '--mount', '--', ...asUser, ...client, ...args], {
     reject: false, timeout: 10_000, stdin: 'ignore', env: { SEXTON_STATUS_SOCKET: '' },
   });
   return { exitCode: result.exitCode, stdout: String(result.stdout), stderr: String(result.stderr) };

@@ -31,7 +31,8 @@ export interface NobodyOptions {
 }
 
 /**
- * `argv` as nobody, with HOME=/tmp, PATH kept and the environment given. Bounded by timeoutMs;
+ * `argv` as nobody, with HOME=/tmp, PATH kept and the environment given; a path into the
+ * checkout, in argv, PATH or a variable, names it where nobody reaches it. Bounded by timeoutMs;
  * what it starts is killed by the usual cleanup.
  */
 export async function asNobody(argv: string[], { mountAt, cwd = '.', env = {}, timeoutMs = 60_000 }: NobodyOptions = {}): Promise<NobodyRun> {
@@ -40,8 +41,13 @@ export async function asNobody(argv: string[], { mountAt, cwd = '.', env = {}, t
   const reach = mountAt ?? mkdtempSync(path.join(tmpdir(), 'sexton-rootless-'));
   if (made) chmodSync(reach, 0o755);
   try {
+    // The checkout's paths as nobody reaches them: the Node line CI runs on lives in the checkout
+    // (.ci/node-lines), so process.execPath and PATH may name it too.
+    const inside = (p: string) => (p === ROOT || p.startsWith(ROOT + path.sep) ? path.join(reach, path.relative(ROOT, p)) : p);
+    const searched = (process.env.PATH ?? '').split(':').map(inside).join(':');
     const proc = execa('unshare', ['--mount', 'sh', '-c', DROP, 'sh', ROOT, reach, path.resolve(reach, cwd),
-      'env', '-i', `PATH=${process.env.PATH}`, 'HOME=/tmp', ...Object.entries(env).map(([k, v]) => `${k}=${v}`), ...argv], {
+      'env', '-i', `PATH=${searched}`, 'HOME=/tmp', ...Object.entries(env).map(([k, v]) => `${k}=${inside(v)}`),
+      ...argv.map(inside)], {
       reject: false, stdin: 'ignore', timeout: timeoutMs, killSignal: 'SIGKILL',
     });
     track(proc.pid);
