@@ -29,7 +29,9 @@ fi
 
 failed=0
 for i in $(seq 1 "$runs"); do
-  clone=$(mktemp -d /tmp/sexton-ci-soak-clone-XXXXXX)
+  # git makes the checkout (mode 755) inside a root-only temp dir, as a fresh clone would be.
+  parent=$(mktemp -d /tmp/sexton-ci-soak-clone-XXXXXX)
+  clone="$parent/sexton"
   git clone --quiet --branch main "$repo" "$clone"
   log="$logs/run-$i.log"
   started=$(date +%s)
@@ -42,7 +44,7 @@ for i in $(seq 1 "$runs"); do
     echo "run $i: FAIL ($(( $(date +%s) - started )) s): ${tests:-$(tail -n 1 "$log")}" | tr '\n' ';'
     echo
   fi
-  rm -rf "$clone"
+  rm -rf "$parent"
 done
 echo "ci-soak: $((runs - failed)) of $runs passed"
 [ "$failed" -eq 0 ]
