@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PidsCgroup } from '../support/cgroups';
 import { freshDir, removeDirs, statusJson } from '../support/observability';
-import { freePort } from '../support/http';
+import { freePort, listening } from '../support/http';
 import { fixture, requireBuilt, runAsPid1, SEXTON, until } from '../support/pid1';
 import { track } from '../support/processes';
 
@@ -77,8 +77,10 @@ describe('with pids.max reached by the child', () => {
       // PID 1 is sh for a moment: it joins the cgroup and execs sexton, which stays PID 1.
       const run = await runAsPid1(cg.wrap([...sexton, '--', NODE, FILL]), { raw: true, timeoutMs: 60_000 });
       await run.waitFor(/^filled \d+$/m, 'stdout', 30_000).catch((error) => { throw new Error(`${error.message}; stderr: ${run.stderr()}; cgroup ${cg.current()}`); });
-      // The exporters start 100 ms after the child: they are up before anything is asked.
+      // The status socket opens at the spawn, the metrics port after the child runs: each is
+      // waited for itself (on a loaded machine the second can come long after the first).
       await until(() => existsSync(socket), 10_000, 'the status socket');
+      await listening(port, 10_000);
       const tasks = tasksOf(run.pid1);
       const refusedBefore = cg.refusals();
       expect(refusedBefore).toBeGreaterThan(0);
