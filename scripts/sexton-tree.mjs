@@ -37,6 +37,9 @@ function buildLauncher(out, loader) {
     '-o', out, path.join(ROOT, 'native', 'launcher', 'launcher.c')]);
 }
 
+/** The native executables beside the addon (native/tools/). */
+const TOOLS = ['sexton-probe', 'sexton-status'];
+
 /** The shared objects `ldd` names for file: [name in the tree, file to copy]. */
 function libraries(file) {
   const out = [];
@@ -100,9 +103,18 @@ export function buildTree(out) {
   // The bundles only: the types and another node's code cache stay behind.
   cpSync(path.join(ROOT, 'dist'), path.join(pkg, 'dist'), {
     recursive: true,
-    filter: (file) => !file.includes(`${path.sep}types`) && path.basename(file) !== 'init.cache',
+    filter: (file) => !file.includes(`${path.sep}types`) && !['init.cache', ...TOOLS].includes(path.basename(file)),
   });
   copyFileSync(path.join(ROOT, addon), path.join(pkg, addon));
+  // `sexton probe` and `sexton status`, the native executables, where the build or the prebuild
+  // put them: the tree's `sexton code-cache` links them into dist/ (src/boot/native-tool-links.ts).
+  for (const tool of TOOLS) {
+    const file = [path.join('build', 'Release', tool), path.join('prebuilds', `linux-${process.arch}`, tool)]
+      .find((candidate) => existsSync(path.join(ROOT, candidate)));
+    if (!file) throw new Error(`sexton-tree: ${tool} is missing: run "npm run build" first`);
+    mkdirSync(path.join(pkg, path.dirname(file)), { recursive: true });
+    copyFileSync(path.join(ROOT, file), path.join(pkg, file));
+  }
   trainCodeCache(path.resolve(out));
   return out;
 }
