@@ -37,6 +37,8 @@ async function pauseImage(engine: Engine, scratch: string): Promise<void> {
 
 /** Where the unpacked sexton-volume image is, under the run's directory. */
 export const volumeDir = (scratch: string) => path.join(scratch, 'sexton-volume');
+/** The unpacked sexton-volume image, read-only at /sexton, as the kubelet mounts an image volume. */
+export const volumeMount = (scratch: string) => [{ container_path: '/sexton', source: volumeDir(scratch), readonly: true }];
 
 /**
  * The sexton-volume image unpacked, as the kubelet of Kubernetes 1.36 has containerd 2.1 mount an

@@ -7,7 +7,7 @@ import { readFileSync, symlinkSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, inject } from 'vitest';
 import { connect, ContainerConfig, ContainerStatus, CriClient, NamespaceMode, PodConfig, Restrictions } from './client';
-import { sleep } from '../support/pid1';
+import { sleep, until } from '../support/pid1';
 
 export const NAMESPACE = 'sexton-cri';
 
@@ -92,6 +92,14 @@ export class Pod {
   log(container: string, attempt = 0): string {
     const file = path.join(this.config.log_directory!, container, `${attempt}.log`);
     return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => l.split(' ').slice(3).join(' ')).join('\n');
+  }
+
+  /** Waits until the container's log holds text. */
+  async untilLogged(container: string, text: string, timeoutMs = 20_000): Promise<void> {
+    await until(() => this.log(container).includes(text), timeoutMs, `'${text}' in the log of ${container}`)
+      .catch((error: Error) => {
+        throw new Error(`${error.message}:\n${this.log(container)}`);
+      });
   }
 
   /** StopPodSandbox and RemovePodSandbox, as the kubelet ends a pod. */

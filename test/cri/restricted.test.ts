@@ -9,7 +9,7 @@ import { sleep } from '../support/pid1';
 import { freePort } from '../support/http';
 import { BASES } from '../containers/base-images';
 import type { Restrictions } from './client';
-import { volumeDir } from './images';
+import { volumeMount } from './images';
 import { cri, exited, Pod, podName } from './pods';
 
 const RESTRICTED: Restrictions = {
@@ -27,15 +27,7 @@ afterEach(async () => {
   for (const pod of pods.splice(0)) await pod.remove();
 });
 
-const volume = () => [{ container_path: '/sexton', source: volumeDir(inject('containerd').dir), readonly: true }];
-
-async function untilLogged(pod: Pod, text: string): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!pod.log('app').includes(text)) {
-    if (Date.now() > deadline) throw new Error(`the app did not print '${text}':\n${pod.log('app')}`);
-    await sleep(100);
-  }
-}
+const volume = () => volumeMount(inject('containerd').dir);
 
 async function get(url: string): Promise<{ status: number; text: string }> {
   const response = await fetch(url, { signal: AbortSignal.timeout(5000) });
@@ -49,7 +41,7 @@ test('uid 1000, no privilege escalation, no capabilities, seccomp RuntimeDefault
   const command = ['/sexton/bin/sexton', '--health', `127.0.0.1:${health}`, '--metrics', `127.0.0.1:${metrics}`,
     '--drain-quiet', '0.5', '--drain-delay', '2', '--grace', '2', '--'];
   const id = await pod.start({ name: 'app', image: IMAGE, command, args: ['/app/volume-app'], mounts: volume(), restrictions: RESTRICTED });
-  await untilLogged(pod, 'ready');
+  await pod.untilLogged('app', 'ready');
   const exec = async (argv: string[]) => cri().execSync(id, argv, 10);
 
   // The restrictions hold: uid 1000, no capability, no_new_privs, seccomp filtering, / read-only.
@@ -104,7 +96,7 @@ test('restricted: an app that ignores TERM is SIGKILLed at the grace period, 137
   const pod = await new Pod(podName('restricted-grace')).run();
   pods.push(pod);
   const id = await pod.start({ name: 'app', image: IMAGE, command: ['/sexton/bin/sexton', '--grace', '1', '--'], args: ['/app/volume-app', 'ignore'], mounts: volume(), restrictions: RESTRICTED });
-  await untilLogged(pod, 'ready');
+  await pod.untilLogged('app', 'ready');
   await cri().stopContainer(id, 30);
   expect((await exited(id)).exit_code).toBe(137);
   expect(pod.log('app')).not.toMatch(/internal error/);

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, inject, test } from 'vitest';
 import { sleep } from '../support/pid1';
 import { Base, BASES } from '../containers/base-images';
-import { volumeDir } from './images';
+import { volumeMount } from './images';
 import { cri, exited, Pod, podName } from './pods';
 
 const pods: Pod[] = [];
@@ -16,22 +16,14 @@ afterEach(async () => {
 
 /** The image-volume manifest's command, and the mount it stands for. */
 const COMMAND = ['/sexton/bin/sexton', '--'];
-const volume = () => [{ container_path: '/sexton', source: volumeDir(inject('containerd').dir), readonly: true }];
-
-async function untilLogged(pod: Pod, text: string): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!pod.log('app').includes(text)) {
-    if (Date.now() > deadline) throw new Error(`the app did not print '${text}':\n${pod.log('app')}`);
-    await sleep(100);
-  }
-}
+const volume = () => volumeMount(inject('containerd').dir);
 
 describe.each(Object.keys(BASES) as Base[])('on %s', (base) => {
   test('sexton from the mounted volume is PID 1, reaps the orphan, forwards the kubelet\'s TERM', async () => {
     const pod = await new Pod(podName(`volume-${base}`)).run();
     pods.push(pod);
     const id = await pod.start({ name: 'app', image: `${BASES[base]}:latest`, command: COMMAND, args: ['/app/volume-app'], mounts: volume() });
-    await untilLogged(pod, 'ready');
+    await pod.untilLogged('app', 'ready');
     const deadline = Date.now() + 10_000;
     let status: { pid: number; orphansReaped: number; zombieCount: number };
     for (;;) {
@@ -50,7 +42,7 @@ test('an app that ignores TERM is SIGKILLed at sexton\'s grace period, well befo
   const pod = await new Pod(podName('volume-grace')).run();
   pods.push(pod);
   const id = await pod.start({ name: 'app', image: `${BASES['distroless-static']}:latest`, command: ['/sexton/bin/sexton', '--grace', '1', '--'], args: ['/app/volume-app', 'ignore'], mounts: volume() });
-  await untilLogged(pod, 'ready');
+  await pod.untilLogged('app', 'ready');
   const started = Date.now();
   await cri().stopContainer(id, 30);
   expect(Date.now() - started).toBeLessThan(10_000);
