@@ -69,9 +69,14 @@ int deliver(int sig) {
   return rc == 0 ? 0 : errno;
 }
 
+// Counted before the delivery, taken back if it fails: the child may act on the signal and exit
+// while this handler's thread waits for a CPU, and whoever reads the counters after that exit
+// (the exit summary) must find the forward it caused.
 int forward(int sig) {
+  std::atomic<uint64_t>& forwarded = counters().forwarded[sig];
+  forwarded.fetch_add(1);
   int result = deliver(sig);
-  if (result == 0) counters().forwarded[sig].fetch_add(1);
+  if (result != 0) forwarded.fetch_sub(1);
   return result;
 }
 
