@@ -33,5 +33,6 @@ test('a second build with unchanged inputs builds nothing; --force builds again'
   const again = await execa(process.execPath, ['scripts/prebuild.mjs'], { cwd: ROOT, timeout: 180_000 });
   expect(again.stdout).toMatch(/^prebuilds: up to date/);
   const forced = await execa(process.execPath, ['scripts/prebuild.mjs', '--force', '--target', 'linux-arm64-musl'], { cwd: ROOT, timeout: 180_000 });
-  expect(forced.stdout).toMatch(/^prebuilds: built linux-arm64\/sexton\.musl\.node in/);
+  // The musl target also builds the static native probe and status, which serve either C library.
+  expect(forced.stdout).toMatch(/^prebuilds: built linux-arm64\/sexton\.musl\.node linux-arm64\/sexton-probe linux-arm64\/sexton-status in/);
 }, 240_000);
