@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
 import { inject } from 'vitest';
 import { podman } from './podman';
+import { until } from '../support/pid1';
 
 export const APPS = path.join(__dirname, 'apps');
 export const images = () => inject('images');
@@ -72,6 +73,28 @@ export async function waitForLog(name: string, text: string, timeoutMs = 20_000)
 
 export async function exec(name: string, command: string[]): Promise<string> {
   return (await podman(engine(), ['exec', name, ...command])).stdout;
+}
+
+/** Waits until sexton, the container's PID 1, has reaped `count` orphans (its status counter). */
+export async function untilReaped(name: string, count: number, timeoutMs = 15_000): Promise<void> {
+  await until(async () => {
+    const status = JSON.parse(await exec(name, ['sexton', 'status', '--json'])) as { orphansReaped: number };
+    return status.orphansReaped >= count;
+  }, timeoutMs, `${count} orphans reaped in ${name}`);
+}
+
+/** Waits until the container holds `count` zombies (a PID 1 that never reaps). */
+export async function untilZombies(name: string, count: number, timeoutMs = 15_000): Promise<void> {
+  await until(async () => (await zombies(name)).length >= count, timeoutMs, `${count} zombies in ${name}`);
+}
+
+/** Waits until `podman top` shows PID 1's child running `command`: sexton has spawned it. */
+export async function untilChild(name: string, command: string, timeoutMs = 15_000): Promise<string[]> {
+  return until(async () => {
+    const rows = await top(name);
+    const child = rows.map((row) => /^\d+\s+(\d+)\s+(.*?)\s*$/.exec(row)).some((m) => m?.[1] === '1' && m[2] === command);
+    return child && rows;
+  }, timeoutMs, `'${command}' running under PID 1 in ${name}`);
 }
 
 export interface Proc {

@@ -1,7 +1,9 @@
 // The other images users build: sexton added to a non-Node image by a multi-stage COPY
 // (images/add-sexton), and the annotated examples of Dockerfile.examples.
 import { afterEach, expect, test } from 'vitest';
-import { exec, images, logs, removeAll, runToEnd, start, stop, waitExit, waitForLog, zombies } from './containers';
+import {
+  exec, images, logs, removeAll, runToEnd, start, stop, untilReaped, waitExit, waitForLog, zombies,
+} from './containers';
 
 afterEach(removeAll);
 
@@ -33,7 +35,7 @@ test('add-sexton: a shell app orphans 50 jobs, none stays a zombie; stop is prom
   const script = 'i=0; while [ $i -lt 50 ]; do (sleep 0.05 &); i=$((i+1)); done; echo made; sleep 60';
   const name = await start(images().added, ['sh', '-c', script]);
   await waitForLog(name, 'made');
-  await new Promise((r) => setTimeout(r, 500));
+  await untilReaped(name, 50);
   expect(await zombies(name)).toEqual([]);
   expect(await stop(name, 30)).toBeLessThan(5_000);
   expect(await waitExit(name)).toBe(143);  // busybox sh dies of the forwarded SIGTERM
@@ -44,13 +46,7 @@ test('add-sexton: `sexton` is on PATH, and `sexton status` answers as an exec pr
   await waitForLog(name, 'made');
   expect((await exec(name, ['sh', '-c', 'command -v sexton'])).trim()).toBe('/usr/local/bin/sexton');
   // The orphans exit at once; their reaping shows up in the counters within moments.
-  const deadline = Date.now() + 5_000;
-  let reaped = 0;
-  while (reaped < 5 && Date.now() < deadline) {
-    reaped = (JSON.parse(await exec(name, ['sexton', 'status', '--json'])) as { orphansReaped: number }).orphansReaped;
-    if (reaped < 5) await new Promise((r) => setTimeout(r, 100));
-  }
-  expect(reaped).toBeGreaterThanOrEqual(5);
+  await untilReaped(name, 5);
   // As a liveness probe: exits 0 (exec throws otherwise), as nothing is left to be a zombie.
   expect(await exec(name, ['sexton', 'status', '--max-zombies', '0'])).toMatch(/reaped/);
   expect(await stop(name, 30)).toBeLessThan(5_000);

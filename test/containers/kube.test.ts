@@ -3,7 +3,8 @@
 // terminationGracePeriodSeconds. Exit codes, stop timing against sexton's drain delay and grace
 // period, and zombie counts are asserted.
 import { afterEach, expect, test } from 'vitest';
-import { exec, logs, waitForLog } from './containers';
+import { exec, logs, untilReaped, waitForLog } from './containers';
+import { until } from '../support/pid1';
 import { freePort } from '../support/http';
 import { exitCodeOf, localManifest, play, removePods, stopPod, zombieCount } from './kube';
 
@@ -62,8 +63,9 @@ test('zombie-pod.yaml: 200 zombies without sexton until the kill at 5 s (137); 0
   const pods = await play(manifest);
   expect(pods.sort()).toEqual(['zombie-pod-with-sexton', 'zombie-pod-without-sexton']);
   for (const pod of pods) await waitForLog(`${pod}-app`, '{"event":"orphans-created","count":200}');
-  // The last orphans may still be exiting: let them.
-  await new Promise((r) => setTimeout(r, 1000));
+  // The last orphans may still be exiting at that line: wait for each PID 1 to have all 200.
+  await until(async () => await zombieCount('zombie-pod-without-sexton-app') >= 200, 15_000, '200 zombies');
+  await untilReaped('zombie-pod-with-sexton-app', 200);
   expect(await zombieCount('zombie-pod-without-sexton-app')).toBe(200);
   expect(await zombieCount('zombie-pod-with-sexton-app')).toBe(0);
 

@@ -1,6 +1,7 @@
 // An image that had tini or dumb-init keeps its ENTRYPOINT: a link with that name to sexton is
 // PID 1 of the container, answers to the peer's flags, and `podman stop` ends it as the peer's.
 import { afterEach, expect, test } from 'vitest';
+import { until } from '../support/pid1';
 import { exec, images, logs, removeAll, runToEnd, start, stop, waitExit, waitForLog } from './containers';
 
 afterEach(removeAll);
@@ -30,8 +31,8 @@ test('linked as tini: --version is a tini version line naming sexton; bad usage 
 
 test('linked as dumb-init: the child leads its own session, podman stop ends it with 143, an exec failure is 2', async () => {
   const name = await start(images().node, ...linkedAs('dumb-init', ['sh', '-c', 'sleep 60 & wait']));
-  await new Promise((r) => setTimeout(r, 500));
-  const stat = (await exec(name, ['sh', '-c', 'cut -d" " -f1,5,6 /proc/$(cat /proc/1/task/1/children | cut -d" " -f1)/stat'])).trim();
+  const childStat = 'c=$(cut -d" " -f1 /proc/1/task/1/children); [ -z "$c" ] || cut -d" " -f1,5,6 /proc/$c/stat';
+  const stat = await until(async () => (await exec(name, ['sh', '-c', childStat])).trim(), 15_000, 'the child of PID 1');
   const [pid, pgrp, sid] = stat.split(' ');
   expect([pgrp, sid]).toEqual([pid, pid]);
   expect(await stop(name, 30)).toBeLessThan(5_000);

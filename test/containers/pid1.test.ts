@@ -1,7 +1,9 @@
 // sexton as the ENTRYPOINT of a real container: it is PID 1, it reaps what a leaky app
 // orphans, and the app's exit status is the container's.
 import { afterEach, expect, test } from 'vitest';
-import { images, processes, removeAll, runToEnd, start, top, waitExit, waitForLog, zombies } from './containers';
+import {
+  images, processes, removeAll, runToEnd, start, untilChild, untilReaped, untilZombies, waitExit, waitForLog, zombies,
+} from './containers';
 
 afterEach(removeAll);
 
@@ -10,8 +12,7 @@ const ORPHANS = ['node', '/usr/local/lib/node_modules/sexton/dist/workload.js', 
 
 test('sexton is PID 1 and the app is its child', async () => {
   const name = await start(images().node, ['sleep', '30']);
-  await new Promise((r) => setTimeout(r, 300));
-  const rows = await top(name);
+  const rows = await untilChild(name, 'sleep 30');
   expect(rows[0]).toMatch(/^1\s+0\s+node \/usr\/local\/bin\/sexton -- sleep 30/);
   expect(rows).toContainEqual(expect.stringMatching(/^\d+\s+1\s+sleep 30/));
   const { stdout } = await runToEnd(images().node, ['cat', '/proc/1/cmdline']);
@@ -21,7 +22,7 @@ test('sexton is PID 1 and the app is its child', async () => {
 test('an app that orphans 200 processes leaves no zombie under sexton', async () => {
   const name = await start(images().node, ORPHANS);
   await waitForLog(name, 'orphans-created');
-  await new Promise((r) => setTimeout(r, 500));
+  await untilReaped(name, 200);  // the last orphans may still have been exiting at that line
   expect(await zombies(name)).toEqual([]);
   const procs = await processes(name);
   expect(procs.find((p) => p.pid === 1)?.command).toMatch(/sexton/);
@@ -30,8 +31,8 @@ test('an app that orphans 200 processes leaves no zombie under sexton', async ()
 test('the same app as PID 1 without sexton piles up zombies (the check can fail)', async () => {
   const name = await start(images().node, ORPHANS.slice(1), { entrypoint: 'node' });
   await waitForLog(name, 'orphans-created');
-  await new Promise((r) => setTimeout(r, 500));
-  expect((await zombies(name)).length).toBeGreaterThanOrEqual(150);
+  await untilZombies(name, 200);  // fails at its bound if any were reaped
+  expect((await zombies(name)).length).toBe(200);
 });
 
 test('exit codes reach podman wait', async () => {

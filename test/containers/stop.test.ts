@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, afterEach, expect, test } from 'vitest';
-import { images, logs, removeAll, start, stop, waitExit, waitForLog } from './containers';
+import { images, logs, removeAll, start, stop, untilChild, waitExit, waitForLog } from './containers';
 
 afterEach(removeAll);
 
@@ -24,7 +24,7 @@ test('podman stop -t 30 with a cooperative app returns at once, exit 0', async (
 
 test('an app killed by the forwarded SIGTERM reports 143', async () => {
   const name = await start(images().node, ['sleep', '60']);
-  await new Promise((r) => setTimeout(r, 300));
+  await untilChild(name, 'sleep 60');  // a TERM before sexton's handlers would wait for podman's KILL
   const ms = await stop(name, 30);
   expect(ms).toBeLessThan(5_000);
   expect(await waitExit(name)).toBe(143);

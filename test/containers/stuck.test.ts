@@ -7,7 +7,7 @@ import { execa } from 'execa';
 import { afterEach, beforeAll, expect, inject, test } from 'vitest';
 import { Freezer, removeFreezers, requireFreezer } from '../support/freezer';
 import { requireBuilt, SEXTON, until } from '../support/pid1';
-import { hostDescendants, procStat, readIfThere } from '../support/processes';
+import { hostDescendants, isExiting, procStat, readIfThere } from '../support/processes';
 import { images, logs, removeAll, waitForLog } from './containers';
 import { podman } from './podman';
 
@@ -48,8 +48,9 @@ test('a frozen process in a pod: named in the log, the container stays until the
   expect(log).toMatch(/could not kill pid \d+ \(sleep\): state D uninterruptible, wchan hrtimer_nanosleep, syscall clock_nanosleep, SIGKILL pending/);
   expect(log).toContain('processes are still there after SIGKILL (uninterruptible?): exiting anyway');
 
-  // sexton has left; the container has not: its PID namespace waits for the frozen process.
-  await new Promise((r) => setTimeout(r, 1000));
+  // sexton has left (its exit waits in the kernel for its namespace to empty); the container has
+  // not: its PID namespace waits for the frozen process.
+  await until(() => isExiting(pid1), 15_000, 'sexton to exit');
   expect(procStat(grandchild)?.state).toBe('D');
   expect(await inspect(name, '{{.State.Status}}')).not.toBe('exited');
 

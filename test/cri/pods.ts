@@ -126,6 +126,23 @@ export async function exited(id: string, timeoutMs = 30_000): Promise<ContainerS
   }
 }
 
+/** sexton status --json in the container (`sexton`: its path there), once sexton has reaped `count` orphans. */
+export async function untilReaped(id: string, count: number, sexton = 'sexton'): Promise<SextonStatus> {
+  return until(async () => {
+    const answer = await cri().execSync(id, [sexton, 'status', '--json'], 10);
+    if (answer.exit_code !== 0) throw new Error(`sexton status exited ${answer.exit_code}: ${answer.stderr}`);
+    const status = JSON.parse(answer.stdout) as SextonStatus;
+    return status.orphansReaped >= count && status;
+  }, 15_000, `${count} orphans reaped in container ${id}`);
+}
+
+export interface SextonStatus {
+  pid: number;
+  orphansReaped: number;
+  zombieCount: number;
+  mainChild: { pid: number };
+}
+
 /** Host pid of a running container's PID 1 (ContainerStatus's verbose info, as crictl shows it). */
 export async function hostPid(id: string): Promise<number> {
   const { pid } = await cri().containerStatus(id);

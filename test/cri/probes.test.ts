@@ -7,7 +7,7 @@
 import { afterEach, expect, test } from 'vitest';
 import { CRI_IMAGES } from './images';
 import { cri, exited, Pod, podName } from './pods';
-import { sleep } from '../support/pid1';
+import { until } from '../support/pid1';
 
 const APP = ['node', '-e', 'setInterval(() => {}, 1000)'];
 /** A probe that hangs past its 1 s timeout on a child that ends 2 s after it started. */
@@ -27,14 +27,18 @@ async function probedPod(withSexton: boolean): Promise<{ pod: Pod; app: string; 
   const pod = await new Pod(podName(withSexton ? 'probes-with' : 'probes-without')).run();
   pods.push(pod);
   const app = await pod.start(withSexton ? { name: 'app', image: CRI_IMAGES.node, args: APP } : { name: 'app', image: CRI_IMAGES.node, command: APP });
-  const started = Date.now();
   const probes = await Promise.allSettled(Array.from({ length: PROBES }, () => cri().execSync(app, HUNG_PROBE, 1)));
   for (const probe of probes) {
     expect(probe.status).toBe('rejected');
     expect(String((probe as PromiseRejectedResult).reason)).toMatch(/timeout 1s exceeded|deadline exceeded/);
   }
-  // Every orphaned `sleep 2` has ended by now.
-  await sleep(Math.max(0, started + 3000 - Date.now()));
+  // Until every orphaned `sleep 2` has ended: all zombies under a PID 1 that never reaps, all
+  // gone under sexton (a zombie seen for an instant before sexton's reap would be no leak).
+  const sleeps = async () => (await cri().execSync(app, OTHERS, 10)).stdout.split('\n').filter((s) => s.includes(' (sleep) '));
+  await until(async () => {
+    const left = await sleeps();
+    return withSexton ? left.length === 0 : left.length === PROBES && left.every((s) => s.includes(' (sleep) Z '));
+  }, 15_000, 'the orphaned sleeps to end');
   const zombies = await cri().execSync(app, ZOMBIE_PARENTS, 10);
   return { pod, app, zombieParents: zombies.stdout.split('\n').filter(Boolean) };
 }

@@ -3,9 +3,9 @@
 // init the app is PID 1 and they stay zombies; with sexton as PID 1 none is left.
 import { execa } from 'execa';
 import { afterEach, expect, inject, test } from 'vitest';
-import { SEXTON, sleep } from '../support/pid1';
+import { SEXTON, sleep, until } from '../support/pid1';
 import { CRI_IMAGES } from './images';
-import { cri, exited, NAMESPACE, Pod, podName } from './pods';
+import { cri, exited, NAMESPACE, Pod, podName, untilReaped } from './pods';
 
 const WORKLOAD = ['node', '/usr/local/lib/node_modules/sexton/dist/workload.js', 'orphans', '200'];
 const COUNT_ZOMBIES = ['sh', '-c', 'grep -l "^State:.*Z" /proc/[0-9]*/status | wc -l'];
@@ -25,7 +25,9 @@ async function zombiePod(withSexton: boolean): Promise<{ pod: Pod; app: string }
     if (Date.now() > deadline) throw new Error(`no orphans-created line in the log:\n${pod.log('app')}`);
     await sleep(100);
   }
-  await sleep(1000);  // the last orphans may still be exiting
+  // The last orphans may still be exiting at that line: wait until PID 1 holds, or has reaped, all 200.
+  if (withSexton) await untilReaped(app, 200);
+  else await until(async () => Number((await cri().execSync(app, COUNT_ZOMBIES, 10)).stdout.trim()) >= 200, 15_000, '200 zombies');
   return { pod, app };
 }
 
