@@ -13,10 +13,13 @@ afterEach(removeDirs);
 
 test('a parent that reaps 200 ms late holds a zombie at every stop, and is never blamed: --strict exits 0', async () => {
   for (let round = 0; round < 3; round++) {
-    const run = await runAsPid1(['--strict', '--grace', '5', '--', 'perl', fixture('late-reaper.pl'), '0.2'], { timeoutMs: 30_000 });
+    const run = await runAsPid1(['-vv', '--strict', '--grace', '5', '--', 'perl', fixture('late-reaper.pl'), '0.2'], { timeoutMs: 30_000 });
     await run.waitFor('forking');
-    // Long enough for sexton's first looks; the stop comes while a zombie is there.
-    await new Promise((r) => setTimeout(r, 700));
+    // The stop comes while a zombie is there, and the parent has held one at every moment since
+    // sexton's first look (the warm-up scan as the exporters start, said at -vv) for longer than
+    // the blame age: only a zombie's own age may spare it, not the parent's.
+    await run.waitFor('exporters started: none', 'stderr');
+    await new Promise((r) => setTimeout(r, ZOMBIE_BLAME_MS + 100));
     await until(() => zombiesUnder(run.pid1).length > 0, 5_000, 'a zombie of the late reaper');
     run.signal('SIGTERM');
     const done = await run.done();

@@ -213,10 +213,10 @@ describe('status socket on and off', () => {
   });
 
   it('holds no socket at all with --status-socket none and no metrics or stats file', async () => {
-    const run = await runAsPid1(['--status-socket', 'none', '--', ...leakingApp(3, 1)]);
+    const run = await runAsPid1(['-vv', '--status-socket', 'none', '--', ...leakingApp(3, 1)]);
     await run.waitFor('ready');
-    // The exporters start right after the child: give them ample time to (not) appear.
-    await new Promise((r) => setTimeout(r, 500));
+    // The exporters start after the child: once they say so (at -vv), none can appear any more.
+    await run.waitFor('exporters started: none', 'stderr');
     expect(ownSocketInodes(run.pid1)).toEqual([]);
   });
 });
