@@ -1,7 +1,8 @@
-// Runs sexton (or anything) as PID 1 of a fresh PID namespace and watches it from outside.
+// Starts sexton (or anything) as PID 1 of a fresh PID namespace and watches it from outside.
 // The start and the finding of PID 1 are the harness's (src/harness/namespace.ts), shared with the
 // harness and the bench; what stays here is the tests' own: output kept as text to assert on, a
-// private /run per run, and waits scaled by SLOWDOWN.
+// private /run per run, and waits scaled by SLOWDOWN. startPid1 hands back the running PID 1, as
+// the bench's does; the harness's runAsPid1 runs to the end and hands back a report.
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { findPid1, inPidNamespace, startInPidNamespace } from '../../src/harness/namespace';
@@ -116,7 +117,7 @@ function startUnshare(argv: string[], options: RunOptions) {
   });
 }
 
-export async function runAsPid1(args: string[], options: RunOptions = {}): Promise<Pid1Run> {
+export async function startPid1(args: string[], options: RunOptions = {}): Promise<Pid1Run> {
   const argv = options.raw ? args : sextonArgv(args, options.nodeArgs);
   const started = Date.now();
   const proc = startUnshare(argv, options);
