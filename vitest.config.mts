@@ -8,8 +8,9 @@ export default defineConfig({
     // (npm run test:load).
     exclude: [...configDefaults.exclude, 'test/containers/**', 'test/cri/**', 'test/cgroup2/**', 'test/load/**',
       'test/shipping/**'],
-    // SIGKILLs, by pid, every process a test started: test/support/processes.ts.
-    setupFiles: ['test/support/cleanup.ts'],
+    // SIGKILLs, by pid, every process a test started: test/support/processes.ts. A unit test loads
+    // no addon and starts no process: test/support/unit-tier.ts.
+    setupFiles: ['test/support/cleanup.ts', 'test/support/unit-tier.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Process tests measure real timing on a 2-core machine: two files at a time at most.

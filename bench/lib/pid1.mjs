@@ -2,15 +2,19 @@
 // unshare neither forwards signals nor reports PID 1's pid: PID 1 is unshare's child, found in
 // /proc, and signals go to it directly. SIGKILL to unshare takes the whole namespace down
 // (--kill-child), so cleaning up means killing the unshare processes this module started.
+//
+// The unshare argv and the finding of PID 1 are the harness's (src/harness/namespace.ts, built
+// into dist/harness.js), shared with the harness and the tests. The start stays here, a bare
+// spawn rather than the harness's execa: a measurement must have no layer in its timed path. PID 1
+// is handed over the moment it is forked, before its exec (startup-window times that exec), its
+// exit is stamped in the child's own exit event, and its stdout is not piped unless it is read.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 
-// The harness's runner (src/harness/namespace.ts, built into dist/harness.js): one unshare argv
-// and one childrenOf for the harness, the tests and the bench.
 import harness from '../../dist/harness.js';
 
 export const UNSHARE = harness.PID_NAMESPACE;
-export const { childrenOf } = harness;
+export const { childrenOf, findPid1 } = harness;
 /**
  * PID 1's environment: PATH only, as in a container. The host's variables do not belong in the
  * measurement: NODE_EXTRA_CA_CERTS alone, set on the machines this bench ran on, makes every
@@ -71,11 +75,13 @@ export async function startPid1(argv, { lines = false, prefix = [] } = {}) {
   }
   const describe = () => `'${argv.join(' ')}'${stderr ? `, stderr: ${stderr.trim().slice(-500)}` : ''}`;
 
-  const pid1 = await Promise.race([
-    until(() => childrenOf(proc.pid)[0] ?? (hasExited ? -1 : undefined), 5000, `PID 1 of ${describe()}`),
-    exited.then(() => -1),
-  ]);
-  if (pid1 === -1) throw new Error(`PID 1 exited at once: ${describe()}`);
+  const pid1 = await findPid1(proc.pid, exited, { timeoutMs: 5000, everyMs: 1 }).catch((error) => {
+    throw new Error(`${error.message}: ${describe()}`);
+  });
+  if (pid1 === 0 || hasExited) {
+    await exited;  // a spawn that failed says why
+    throw new Error(`PID 1 exited at once: ${describe()}`);
+  }
 
   return {
     pid1,

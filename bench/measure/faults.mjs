@@ -19,7 +19,7 @@ import { closeSync, constants, existsSync, mkdtempSync, openSync, readFileSync, 
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { makeCgroup } from '../lib/cgroups.mjs';
-import { childrenOf, msBetween, now, PID1_ENV, sleep, UNSHARE, until } from '../lib/pid1.mjs';
+import { childrenOf, findPid1, msBetween, now, PID1_ENV, sleep, UNSHARE, until } from '../lib/pid1.mjs';
 import { memoryOf } from '../lib/procfs.mjs';
 import { median } from '../lib/stats.mjs';
 import { compileFaultFixture as compile, SEXTON } from '../lib/setup.mjs';
@@ -52,7 +52,8 @@ async function startInCgroup(cgroup, argv, { stderr = 'ignore' } = {}) {
     live.delete(proc);
     resolve({ code, signal, at: now() });
   }));
-  const pid1 = await until(() => childrenOf(proc.pid)[0], 5000, `PID 1 of ${argv.join(' ')}`);
+  const pid1 = await findPid1(proc.pid, exited, { timeoutMs: 5000, everyMs: 1 });
+  if (pid1 === 0) throw new Error(`PID 1 of ${argv.join(' ')} exited at once`);
   return {
     pid1,
     exited,

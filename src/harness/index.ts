@@ -1,6 +1,7 @@
 // sexton/harness: reproduce zombie-leaking pods and prove an init cleans up, from your own tests.
 export { initPrefix, runAsPid1, SEXTON_ENTRY } from './pid1';
-export { childrenOf, inPidNamespace, PID_NAMESPACE, USER_PID_NAMESPACE } from './namespace';
+export { childrenOf, findPid1, inPidNamespace, PID_NAMESPACE, USER_PID_NAMESPACE } from './namespace';
+export type { FindOptions } from './namespace';
 export { namespaceModeFor, userNamespaceBlocker, whyNotRun } from './userns';
 export type { NamespaceMode, UserNamespaceSysctls } from './userns';
 export { assertNoZombieLeak, VERDICT_EXIT_CODES, verdictOf } from './verdict';

@@ -1,5 +1,6 @@
 // The PID namespace a run lives in, seen from outside: how it is made, its PID 1, its processes.
 // The one place for these: the harness, the tests and the bench all use it.
+import { execa } from 'execa';
 import { readdirSync, readFileSync } from 'node:fs';
 import { descendantsOf, listProcesses, parseStat, ProcessInfo, readProcess } from '../platform/procfs';
 import type { NamespaceMode } from './userns';
@@ -22,6 +23,62 @@ export const USER_PID_NAMESPACE: readonly string[] = [
 
 export function inPidNamespace(argv: readonly string[], mode: NamespaceMode = 'pid'): string[] {
   return [...(mode === 'user' ? USER_PID_NAMESPACE : PID_NAMESPACE), ...argv];
+}
+
+export interface StartOptions {
+  namespace?: NamespaceMode;
+  /** argv that ends by running the unshare command it is given (e.g. joining a cgroup first). */
+  prefix?: readonly string[];
+  /** Added to this process's environment. */
+  env?: Record<string, string>;
+  /** PID 1's stdin; none (ignored) by default. */
+  input?: string;
+  /** SIGKILL to unshare, and so to the whole namespace, this long after the start. */
+  timeoutMs: number;
+}
+
+/** Starts `argv` as PID 1 of a fresh PID namespace: unshare's process, which resolves, never rejects. */
+export function startInPidNamespace(argv: readonly string[], options: StartOptions) {
+  const [file, ...args] = [...(options.prefix ?? []), ...inPidNamespace(argv, options.namespace)];
+  return execa(file, args, {
+    reject: false,
+    env: options.env,
+    input: options.input,
+    stdin: options.input === undefined ? 'ignore' : undefined,
+    timeout: options.timeoutMs,
+    killSignal: 'SIGKILL',
+  });
+}
+
+export interface FindOptions {
+  timeoutMs?: number;
+  everyMs?: number;
+  /** Whether PID 1 is far enough along to hand over (e.g. past its exec); by default, as soon as it is there. */
+  ready?: (pid1: number) => boolean;
+}
+
+/**
+ * PID 1's host pid, once it is there and ready; 0 when unshare exited before PID 1 was seen.
+ * unshare reports no pid, so its children are looked up, but the wait ends on an event either
+ * way: unshare's exit wakes it at once, as a PID 1 over at once may be gone before the first look
+ * (once seen, it is handed over even if gone since). Throws after timeoutMs.
+ */
+export async function findPid1(unsharePid: number, exited: Promise<unknown>, options: FindOptions = {}): Promise<number> {
+  const { timeoutMs = 10_000, everyMs = 10, ready } = options;
+  let over = false;
+  const end = exited.then(() => (over = true), () => (over = true));
+  const deadline = Date.now() + timeoutMs;
+  let seen = 0;
+  for (;;) {
+    const ended = over;  // read before the look: a PID 1 there before unshare's exit is seen by it
+    seen = childrenOf(unsharePid)[0] ?? seen;
+    if (seen && (ready === undefined || ready(seen))) return seen;
+    if (ended) return seen;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for PID 1 under unshare (${unsharePid})`);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([end, new Promise((resolve) => (timer = setTimeout(resolve, everyMs)))]);
+    clearTimeout(timer);
+  }
 }
 
 /** Host pids of the direct children of pid, over all its threads. */

@@ -1,10 +1,10 @@
 // Run a command as PID 1 of a fresh PID namespace (inside a user namespace when not privileged),
 // under a chosen init, and watch its zombies from outside through /proc.
-import { execa, type ResultPromise } from 'execa';
+import type { ResultPromise } from 'execa';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { tmpdir } from 'node:os';
-import { inPidNamespace } from './namespace';
+import { startInPidNamespace } from './namespace';
 import { makePidsCgroup, type PidsCgroup } from './pids-cgroup';
 import { NamespaceMode, ownNamespaceMode, readUserNamespaceSysctls, whyNotRun } from './userns';
 import type { StatsSnapshot } from '../report/stats';
@@ -136,17 +136,12 @@ function start(command: string[], options: RunOptions, onLine: (line: string) =>
   const statsFile = sextonStatsFile(options.init);
   const argv = [...(statsFile?.prefix ?? initPrefix(options.init)), ...command];
   const namespace = options.namespace ?? ownNamespaceMode();
-  const unshare = inPidNamespace(argv, namespace);
   const limit = options.pidsMax === undefined ? undefined : makePidsCgroup(options.pidsMax);
   const cgroup = limit?.cgroup;
   // Join the cgroup before unshare forks, so that everything in the namespace counts against it.
-  const launch = cgroup
-    ? ['/bin/sh', '-c', `echo $$ > ${cgroup.dir}/cgroup.procs && exec "$@"`, 'sh', ...unshare]
-    : unshare;
+  const prefix = cgroup ? ['/bin/sh', '-c', `echo $$ > ${cgroup.dir}/cgroup.procs && exec "$@"`, 'sh'] : [];
   const startedAt = Date.now();
-  const proc = execa(launch[0], launch.slice(1), {
-    reject: false, stdin: 'ignore', env: options.env, timeout: options.timeoutMs ?? 30_000, killSignal: 'SIGKILL',
-  });
+  const proc = startInPidNamespace(argv, { namespace, prefix, env: options.env, timeoutMs: options.timeoutMs ?? 30_000 });
   let stdout = '';
   let pending = '';
   proc.stdout?.on('data', (chunk: Buffer) => {

@@ -6,7 +6,7 @@
 import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, beforeAll, expect, it } from 'vitest';
-import { requireBuilt, runAsPid1, until } from '../support/pid1';
+import { requireBuilt, startPid1, until } from '../support/pid1';
 import { hostDescendants, procStat } from '../support/processes';
 
 const GRACE = 20;
@@ -45,7 +45,7 @@ it('a grandchild frozen by cgroup.freeze ends at the TERM: state S or T, never D
   dir = `/sys/fs/cgroup/sexton-frozen-${process.pid}`;
   mkdirSync(dir);
   const app = `sh -c 'echo $$ > ${dir}/cgroup.procs && exec sleep 62.1' & exec sleep 62.2`;
-  const run = await runAsPid1(['--grace', String(GRACE), '-v', '--', 'sh', '-c', app], { timeoutMs: 120_000 });
+  const run = await startPid1(['--grace', String(GRACE), '-v', '--', 'sh', '-c', app], { timeoutMs: 120_000 });
   const grandchild = await until(() => hostDescendants(run.pid1).find((pid) => readIfThere(`/proc/${pid}/cmdline`) === 'sleep\x0062.1\x00'),
     10_000, 'the grandchild');
   await until(() => readIfThere(`${dir}/cgroup.procs`)?.trim() === String(grandchild), 10_000, 'the grandchild in the cgroup');

@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   compileFixtures, CompiledFixtures, hasSysResource, liveHogs, MemoryCgroup, memoryIsV2, readStats, scratchDir, settle,
 } from '../support/faults';
-import { requireBuilt, requireTini, runAsPid1, SEXTON, sextonArgv } from '../support/pid1';
+import { requireBuilt, requireTini, startPid1, SEXTON, sextonArgv } from '../support/pid1';
 import { procStat } from '../support/processes';
 
 const WORKERS = 6;
@@ -86,7 +86,7 @@ describe('cgroup v2 small containers: a worker dies, never PID 1, and PID 1 stop
         scratch.push(dir);
         const stats = path.join(dir.dir, 'stats.json');
         const argv = init === 'tini' ? ['/usr/bin/tini', '--', ...app()] : sextonArgv(['--stats-file', stats, '-v', '--', ...app()]);
-        const run = await runAsPid1(argv, { raw: true, launcher: cgroup.launcher(), timeoutMs: 200_000 });
+        const run = await startPid1(argv, { raw: true, launcher: cgroup.launcher(), timeoutMs: 200_000 });
         const pid1Start = procStat(run.pid1)?.startTime;
         expect(hasSysResource(run.pid1)).toBe(false);
 
@@ -128,7 +128,7 @@ describe('cgroup v2 small containers: the main child leaves while its workers ho
         const fifo = path.join(dir.dir, 'leave');
         execFileSync('mkfifo', [fifo]);
         const argv = init === 'tini' ? ['/usr/bin/tini', '--', ...appThatLeaves(fifo)] : [ownNode(), SEXTON, '-v', '--', ...appThatLeaves(fifo)];
-        const run = await runAsPid1(argv, { raw: true, launcher: cgroup.launcher(), timeoutMs: 250_000 });
+        const run = await startPid1(argv, { raw: true, launcher: cgroup.launcher(), timeoutMs: 250_000 });
         const pid1Start = procStat(run.pid1)?.startTime;
         await settle(run, cgroup, WORKER_MIB, SETTLE_MS);
         expect(procStat(run.pid1)?.startTime).toBe(pid1Start);

@@ -8,7 +8,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { requireBuilt, runAsPid1, SEXTON, SLOWDOWN, until } from '../support/pid1';
+import { requireBuilt, startPid1, SEXTON, SLOWDOWN, until } from '../support/pid1';
 import { hostDescendants, procStat } from '../support/processes';
 import { childrenOf } from '../../src/harness/namespace';
 
@@ -50,7 +50,7 @@ it('attributes a zombie holder to its pod and container through a private cgroup
   const app = podScope(uid, id);
   const scanner = podScope(randomUUID(), randomBytes(32).toString('hex'));
   // A PID 1 that never reaps (sh), holding one zombie.
-  const run = await runAsPid1(['sh', '-c', 'sleep 0 & exec sleep 60.3'], { raw: true, launcher: join(app), timeoutMs: 120_000 });
+  const run = await startPid1(['sh', '-c', 'sleep 0 & exec sleep 60.3'], { raw: true, launcher: join(app), timeoutMs: 120_000 });
   await until(() => childrenOf(run.pid1).some((child) => procStat(child)?.state === 'Z'), 10_000, 'the zombie');
   expect(hostDescendants(run.pid1).length).toBeGreaterThan(0);
 

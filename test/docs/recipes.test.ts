@@ -5,7 +5,7 @@ import { execa } from 'execa';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { requireBuilt, runAsPid1, until } from '../support/pid1';
+import { requireBuilt, startPid1, until } from '../support/pid1';
 import { freePort, listening } from '../support/http';
 import { cleanUpServers, download, type Download, idleSession, initPostgres, nginxConfig, openDir, Postgres } from '../support/servers';
 
@@ -19,7 +19,7 @@ const CRASH_RECOVERY = /not properly shut down; automatic recovery in progress|d
 
 /** Starts the cluster again under sexton and returns what its start-up logged, then stops it. */
 async function restartLog(pg: Postgres): Promise<string> {
-  const run = await runAsPid1(['-r', 'TERM:INT', '--', ...pg.argv]);
+  const run = await startPid1(['-r', 'TERM:INT', '--', ...pg.argv]);
   await run.waitFor(READY, 'stderr', 30_000);
   const log = run.stderr();
   run.signal('SIGTERM');
@@ -30,7 +30,7 @@ async function restartLog(pg: Postgres): Promise<string> {
 describe('PostgreSQL', () => {
   test('-r TERM:INT: a fast shutdown with a client connected, logged as clean; the next start needs no recovery', async () => {
     const pg = await initPostgres();
-    const run = await runAsPid1(['-r', 'TERM:INT', '--grace', '10', '--', ...pg.argv]);
+    const run = await startPid1(['-r', 'TERM:INT', '--grace', '10', '--', ...pg.argv]);
     await run.waitFor(READY, 'stderr', 30_000);
     await idleSession(pg);
     run.signal('SIGTERM');
@@ -47,7 +47,7 @@ describe('PostgreSQL', () => {
 
   test('plain TERM is a smart shutdown: it waits for the client, is killed at the grace period, and the next start recovers', async () => {
     const pg = await initPostgres();
-    const run = await runAsPid1(['--grace', '2', '--', ...pg.argv]);
+    const run = await startPid1(['--grace', '2', '--', ...pg.argv]);
     await run.waitFor(READY, 'stderr', 30_000);
     await idleSession(pg);
     run.signal('SIGTERM');
@@ -81,7 +81,7 @@ describe('nginx', () => {
   test('-r TERM:QUIT --drain-delay 1: all 7 in-flight downloads complete, a request during the drain is served; exit 0', async () => {
     const port = await freePort();
     const nginx = nginxConfig(port, { ...FILES, 'small.txt': 10 });
-    const run = await runAsPid1(['-r', 'TERM:QUIT', '--drain-delay', '1', '--grace', '20', '--', ...nginx.argv]);
+    const run = await startPid1(['-r', 'TERM:QUIT', '--drain-delay', '1', '--grace', '20', '--', ...nginx.argv]);
     await listening(port);
     const downloads = await inFlight(port, Object.keys(FILES));
     run.signal('SIGTERM');
@@ -101,7 +101,7 @@ describe('nginx', () => {
   test('plain TERM is a fast stop: in-flight downloads are cut', async () => {
     const port = await freePort();
     const nginx = nginxConfig(port, FILES);
-    const run = await runAsPid1(['--grace', '20', '--', ...nginx.argv]);
+    const run = await startPid1(['--grace', '20', '--', ...nginx.argv]);
     await listening(port);
     const downloads = await inFlight(port, Object.keys(FILES));
     run.signal('SIGTERM');
@@ -119,7 +119,7 @@ describe('redis and gunicorn: plain TERM is already right', () => {
   test('redis: TERM saves the final snapshot and exits 0', async () => {
     const dir = openDir('sexton-redis-');
     const port = await freePort();
-    const run = await runAsPid1(['--', 'redis-server', '--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '3600 1', '--appendonly', 'no']);
+    const run = await startPid1(['--', 'redis-server', '--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '3600 1', '--appendonly', 'no']);
     await run.waitFor('Ready to accept connections', 'stdout');
     const set = await execa('redis-cli', ['-p', String(port), 'set', 'recipe', 'kept'], { timeout: 10_000 });
     expect(set.stdout).toBe('OK');
@@ -142,7 +142,7 @@ describe('redis and gunicorn: plain TERM is already right', () => {
       '',
     ].join('\n'));
     const port = await freePort();
-    const run = await runAsPid1(['--grace', '20', '--', 'gunicorn', '--chdir', dir, '-b', `127.0.0.1:${port}`, '--graceful-timeout', '10', 'app:app']);
+    const run = await startPid1(['--grace', '20', '--', 'gunicorn', '--chdir', dir, '-b', `127.0.0.1:${port}`, '--graceful-timeout', '10', 'app:app']);
     await run.waitFor('Booting worker', 'stderr');
     const slow = download(port, '');
     await until(() => existsSync(path.join(dir, 'in-app')), 10_000, 'the request to reach the app');

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { compileFixtures, CompiledFixtures, readStats, scratchDir } from '../support/faults';
-import { fixture, requireBuilt, runAsPid1 } from '../support/pid1';
+import { fixture, requireBuilt, startPid1 } from '../support/pid1';
 import { track } from '../support/processes';
 
 /** Notices the pipe holds (64 KiB of 20-byte notices) plus the queue to JS (64) and one in hand. */
@@ -40,7 +40,7 @@ it('TERM sent after a flood filled the notice pipe while JS was blocked: the gra
   const statsFile = path.join(scratch.dir, 'stats.json');
   // -vv: every forwarded signal is a notice for JS to log.
   const child = `trap "" TERM ${FLOOD_SIGNAL}; echo ready; exec sleep 600`;
-  const run = await runAsPid1(['-vv', '-t', '1', '--stats-file', statsFile, '--', 'sh', '-c', child], {
+  const run = await startPid1(['-vv', '-t', '1', '--stats-file', statsFile, '--', 'sh', '-c', child], {
     nodeArgs: ['--require', fixture('signals-block-js.cjs')],
     env: { BLOCK_AFTER_MS: '300', BLOCK_MS: String(BLOCK_MS) },
     timeoutMs: 20_000,

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   compileFixtures, CompiledFixtures, hasSysResource, liveHogs, MemoryCgroup, oomKilledPid, oomScoreAdj, readStats, requireMemoryCgroupV1, scratchDir, settle, statusKb,
 } from '../support/faults';
-import { Pid1Run, requireBuilt, runAsPid1, until } from '../support/pid1';
+import { Pid1Run, requireBuilt, startPid1, until } from '../support/pid1';
 import { childrenOf } from '../../src/harness/namespace';
 import { procStat } from '../support/processes';
 
@@ -59,7 +59,7 @@ async function startInCgroup(label: string, limitMiB: number, args: string[]): P
   const dir = scratchDir();
   scratch.push(dir);
   const stats = path.join(dir.dir, 'stats.json');
-  const run = await runAsPid1(['--stats-file', stats, '--status-socket', 'none', '-v', ...args], { launcher: cgroup.launcher(), timeoutMs: 40_000 });
+  const run = await startPid1(['--stats-file', stats, '--status-socket', 'none', '-v', ...args], { launcher: cgroup.launcher(), timeoutMs: 40_000 });
   return { run, cgroup, stats };
 }
 

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { compileFixtures, CompiledFixtures } from '../support/faults';
-import { requireBuilt, runAsPid1 } from '../support/pid1';
+import { requireBuilt, startPid1 } from '../support/pid1';
 import { Links } from '../support/personalities';
 
 const ORPHANS = 5000;
@@ -25,7 +25,7 @@ it(`tini -w as PID 1, ${ORPHANS} orphans dying at once: a line for some, the cou
   const log = path.join(fixtures.dir, 'stderr');
   try {
     const argv = ['/bin/sh', '-c', 'exec "$@" 2>"$0"', log, links.path('tini'), '-w', '--', fixtures.path('burst'), String(ORPHANS)];
-    const done = await (await runAsPid1(argv, { raw: true, timeoutMs: 50_000 })).done();
+    const done = await (await startPid1(argv, { raw: true, timeoutMs: 50_000 })).done();
     const stderr = readFileSync(log, 'utf8');
     expect(done.stdout, stderr.slice(-2000)).toContain(`killed ${ORPHANS}`);
     expect(done.exitCode).toBe(0);

@@ -9,7 +9,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PidsCgroup } from '../support/cgroups';
 import { freshDir, removeDirs, statusJson } from '../support/observability';
 import { freePort, listening } from '../support/http';
-import { fixture, requireBuilt, runAsPid1, SEXTON, until } from '../support/pid1';
+import { fixture, requireBuilt, startPid1, SEXTON, until } from '../support/pid1';
 import { track } from '../support/processes';
 
 const NODE = process.execPath;
@@ -75,7 +75,7 @@ describe('with pids.max reached by the child', () => {
       const port = await freePort();
       const sexton = [NODE, SEXTON, '--status-socket', socket, '--metrics', `${host}:${port}`, '--stats-file', statsFile];
       // PID 1 is sh for a moment: it joins the cgroup and execs sexton, which stays PID 1.
-      const run = await runAsPid1(cg.wrap([...sexton, '--', NODE, FILL]), { raw: true, timeoutMs: 60_000 });
+      const run = await startPid1(cg.wrap([...sexton, '--', NODE, FILL]), { raw: true, timeoutMs: 60_000 });
       await run.waitFor(/^filled \d+$/m, 'stdout', 30_000).catch((error) => { throw new Error(`${error.message}; stderr: ${run.stderr()}; cgroup ${cg.current()}`); });
       // The status socket opens at the spawn, the metrics port after the child runs: each is
       // waited for itself (on a loaded machine the second can come long after the first).

@@ -5,7 +5,7 @@
 // depends on how far each process got when the limit was hit, so several runs are asserted alike.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { compileFixtures, CompiledFixtures, hasSysResource, liveHogs, MemoryCgroup, requireMemoryCgroupV1, settle } from '../support/faults';
-import { requireBuilt, requireTini, runAsPid1, sextonArgv } from '../support/pid1';
+import { requireBuilt, requireTini, startPid1, sextonArgv } from '../support/pid1';
 import { procStat } from '../support/processes';
 
 const WORKERS = 6;
@@ -47,7 +47,7 @@ describe('small containers: the OOM killer takes a worker, never PID 1 (workers 
         it(`${limit} MiB, ${WORKERS} workers of ${WORKER_MIB} MiB at once, ${init.name}, run ${round} of ${RUNS}: a worker dies, PID 1 lives and stops on TERM`, async () => {
           const cgroup = new MemoryCgroup(`smallmem-${limit}`, limit);
           cgroups.push(cgroup);
-          const run = await runAsPid1(init.argv(), { raw: true, launcher: cgroup.launcher(), timeoutMs: 40_000 });
+          const run = await startPid1(init.argv(), { raw: true, launcher: cgroup.launcher(), timeoutMs: 40_000 });
           const pid1Start = procStat(run.pid1)?.startTime;
           expect(pid1Start).toBeDefined();
           expect(hasSysResource(run.pid1)).toBe(false);

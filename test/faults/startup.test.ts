@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileS
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIXTURES, requireBuilt, runAsPid1, SEXTON, until } from '../support/pid1';
+import { FIXTURES, requireBuilt, startPid1, SEXTON, until } from '../support/pid1';
 import { freePort, listening } from '../support/http';
 import { procStat, track } from '../support/processes';
 import { childrenOf, inPidNamespace } from '../../src/harness/namespace';
@@ -38,7 +38,7 @@ describe('a TERM during start-up', () => {
   // itself never catches RTMAX. So RTMAX in SigCgt means TERM has sexton's handler.
   it(`sent the moment sexton's handlers are in, before its child exists, is never lost (${ROUNDS} rounds)`, async () => {
     for (let round = 0; round < ROUNDS; round++) {
-      const run = await runAsPid1(['--', 'sleep', '30'], { timeoutMs: 20_000 });
+      const run = await startPid1(['--', 'sleep', '30'], { timeoutMs: 20_000 });
       const deadline = Date.now() + 10_000;
       while (!catches(run.pid1, SIGRTMAX)) {
         if (Date.now() > deadline || procStat(run.pid1) === undefined) throw new Error(`sexton never installed its handlers: ${run.stderr()}`);
@@ -54,7 +54,7 @@ describe('a TERM during start-up', () => {
 
   it(`sent once sexton has started its child is never lost (${ROUNDS} rounds)`, async () => {
     for (let round = 0; round < ROUNDS; round++) {
-      const run = await runAsPid1(['--', 'sleep', '30'], { timeoutMs: 20_000 });
+      const run = await startPid1(['--', 'sleep', '30'], { timeoutMs: 20_000 });
       await until(() => childrenOf(run.pid1)[0], 10_000, 'the child');
       run.signal('SIGTERM');
       const result = await run.done();
@@ -78,7 +78,7 @@ describe('NODE_OPTIONS meant for the app', () => {
   it('SEXTON_APP_NODE_OPTIONS reaches the child as NODE_OPTIONS, and its preload runs only in the child', async () => {
     const log = path.join(scratch, 'preload.log');
     const options = `--require ${path.join(FIXTURES, 'node-options-preload.cjs')} --max-old-space-size=200`;
-    const run = await runAsPid1(
+    const run = await startPid1(
       ['--', 'node', '-e', 'console.log(JSON.stringify({ opts: process.env.NODE_OPTIONS, leaked: process.env.SEXTON_APP_NODE_OPTIONS ?? null }))'],
       { env: { SEXTON_APP_NODE_OPTIONS: options, PRELOAD_LOG: log } },
     );
@@ -92,7 +92,7 @@ describe('NODE_OPTIONS meant for the app', () => {
   });
 
   it("a missing preload in SEXTON_APP_NODE_OPTIONS fails the child, not sexton: sexton exits with the child's 1", async () => {
-    const run = await runAsPid1(['--', 'node', '-e', '0'], {
+    const run = await startPid1(['--', 'node', '-e', '0'], {
       env: { SEXTON_APP_NODE_OPTIONS: '--require /nonexistent/faults-b-agent.cjs' },
     });
     const result = await run.done();
@@ -140,7 +140,7 @@ describe('RLIMIT_NOFILE with every exporter on and a leftover to stop', () => {
       const armed = path.join(dir, `armed-${n}`);
       const daemon = `trap "echo daemon-got-TERM; exit 0" TERM; touch ${armed}; while :; do sleep 0.05; done`;
       const waitFor = (file: string) => `i=0; while [ ! -e ${file} ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done`;
-      const run = await runAsPid1([
+      const run = await startPid1([
         'prlimit', `--nofile=${n}`, NODE, SEXTON, '--status-socket', socket, '--metrics', `127.0.0.1:${port}`, '--stats-file', path.join(dir, `stats-${n}.json`),
         '--', 'sh', '-c', `echo ready; ${waitFor(go)}; sh -c '${daemon}' & ${waitFor(armed)}; exit 0`,
       ], { raw: true, timeoutMs: 40_000 });

@@ -18,7 +18,7 @@ import * as path from 'node:path';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { scratchDir } from '../support/faults';
 import { namespacePid } from '../../src/harness/namespace';
-import { fixture, type Pid1Run, requireBuilt, requireTini, runAsPid1, SEXTON, TINI, until } from '../support/pid1';
+import { fixture, type Pid1Run, requireBuilt, requireTini, startPid1, SEXTON, TINI, until } from '../support/pid1';
 import { hostDescendants, signalledOrGone, track } from '../support/processes';
 import { isAlive, logLines, readyPids } from '../support/shutdown';
 
@@ -90,7 +90,7 @@ function expectOneLineErrors(stderr: string): void {
 
 describe('out of descriptors at the stop signal', () => {
   test('every failed step is one line, the grace period still runs and SIGKILL reaches a TERM-ignoring child', async () => {
-    const run = await runAsPid1(['-t', '2', '--', 'sh', DAEMON], { timeoutMs: 20_000 });
+    const run = await startPid1(['-t', '2', '--', 'sh', DAEMON], { timeoutMs: 20_000 });
     const [main, daemon, helper] = await readyPids(run);
     const hosts = [main, daemon, helper].map((pid) => hostPidOf(run.pid1, pid));
     exhaustDescriptors(run.pid1);
@@ -116,7 +116,7 @@ describe('out of descriptors at the stop signal', () => {
   });
 
   test('after the descriptors come back, a second TERM carries out the steps that failed', async () => {
-    const run = await runAsPid1(['-t', '6', '--', 'sh', DAEMON], { timeoutMs: 30_000 });
+    const run = await startPid1(['-t', '6', '--', 'sh', DAEMON], { timeoutMs: 30_000 });
     const [main, daemon] = await readyPids(run);
     const [mainHost, daemonHost] = [main, daemon].map((pid) => hostPidOf(run.pid1, pid));
     const giveBack = exhaustDescriptors(run.pid1);
@@ -147,7 +147,7 @@ describe('out of descriptors at the stop signal', () => {
   test('beside tini: both forward TERM with no descriptor to spare, and exit with the child (143)', async () => {
     requireTini();
     for (const [name, argv, raw] of [['sexton', ['--', 'sleep', '60'], false], ['tini', [TINI, '-s', '--', 'sleep', '60'], true]] as const) {
-      const run = await runAsPid1([...argv], { raw, timeoutMs: 15_000 });
+      const run = await startPid1([...argv], { raw, timeoutMs: 15_000 });
       await until(() => hostDescendants(run.pid1).length === 1, 10_000, `${name}'s child`);
       exhaustDescriptors(run.pid1);
       const sent = Date.now();
@@ -208,7 +208,7 @@ describe('the JS thread blocked past the grace period', () => {
   test('the native deadline SIGKILLs what is left at drain cap + grace + 3 s and sexton exits 124', async () => {
     const fs = freezableDir();
     const stats = path.join(fs.dir, 'stats.json');
-    const run = await runAsPid1(['-t', '1', '--stats-file', stats, '--', 'sh', IGNORE_TERM], { timeoutMs: 40_000 });
+    const run = await startPid1(['-t', '1', '--stats-file', stats, '--', 'sh', IGNORE_TERM], { timeoutMs: 40_000 });
     const [main, helper] = await readyPids(run);
     const hosts = [main, helper].map((pid) => hostPidOf(run.pid1, pid));
     await until(() => existsSync(stats), 5000, 'the first stats file');
@@ -249,7 +249,7 @@ describe('the JS thread busy past the grace period', () => {
   // A preload of the test's (not in the init) busy-loops sexton's JS thread: CPU-bound JS, which
   // unlike the frozen filesystem lets the process exit at once.
   test('the deadline kills at drain cap + grace + 3 s and sexton exits 124 right then', async () => {
-    const run = await runAsPid1(['-d', '0.5', '-t', '1', '--', 'sh', IGNORE_TERM], {
+    const run = await startPid1(['-d', '0.5', '-t', '1', '--', 'sh', IGNORE_TERM], {
       nodeArgs: ['--require', fixture('signals-block-js.cjs')],
       env: { BLOCK_AFTER_MS: '500', BLOCK_MS: '20000' },
       timeoutMs: 30_000,
@@ -296,7 +296,7 @@ describe('a normal stop never reaches the deadline', () => {
     ['a grace period', ['-t', '1'], 1000],
     ['a drain delay and a grace period', ['-d', '0.5', '-t', '0.5'], 1000],
   ])('%s: the lifecycle kills at its time and exits 137 long before the deadline', async (_, flags, stopMs) => {
-    const run = await runAsPid1([...flags, '--', 'sh', IGNORE_TERM], { timeoutMs: 15_000 });
+    const run = await startPid1([...flags, '--', 'sh', IGNORE_TERM], { timeoutMs: 15_000 });
     await readyPids(run);
     const sent = Date.now();
     run.signal('SIGTERM');
@@ -310,7 +310,7 @@ describe('a normal stop never reaches the deadline', () => {
   });
 
   test('a cooperative child: exit 143 at once, nothing of the deadline said', async () => {
-    const run = await runAsPid1(['-t', '1', '--', 'sh', '-c', 'echo ready; sleep 60'], { timeoutMs: 15_000 });
+    const run = await startPid1(['-t', '1', '--', 'sh', '-c', 'echo ready; sleep 60'], { timeoutMs: 15_000 });
     await run.waitFor('ready');
     const sent = Date.now();
     run.signal('SIGTERM');

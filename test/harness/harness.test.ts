@@ -4,8 +4,8 @@
 // timeouts; afterEach SIGKILLs any run a failed test left behind.
 import * as path from 'node:path';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { assertNoZombieLeak, formatReport, runAsPid1 as runUnderInit, runWorkload, type WorkloadReport } from '../../src/harness/index';
-import { FIXTURES, requireBuilt, requireTini, runAsPid1 } from '../support/pid1';
+import { assertNoZombieLeak, formatReport, runAsPid1, runWorkload, type WorkloadReport } from '../../src/harness/index';
+import { FIXTURES, requireBuilt, requireTini, startPid1 } from '../support/pid1';
 import { harnessCli, killHarnessRuns, parseJsonReport } from '../support/harness';
 
 const ORPHANS = 100;
@@ -201,24 +201,24 @@ describe('sexton --strict as PID 1', () => {
   const script = (name: string) => path.join(FIXTURES, name);
 
   test('exits 70 when the child exited 0 but left an orphan', async () => {
-    const { exitCode, stderr } = await (await runAsPid1(['--strict', '--', 'sh', script('harness-strict-orphan.sh')])).done();
+    const { exitCode, stderr } = await (await startPid1(['--strict', '--', 'sh', script('harness-strict-orphan.sh')])).done();
     expect(exitCode, stderr).toBe(70);
     expect(stderr).toMatch(/strict: reaped 1 orphan\(s\)/);
   });
 
   test('exits 70 and names the parent when a live parent held a zombie', async () => {
-    const { exitCode, stderr } = await (await runAsPid1(['--strict', '--', 'sh', script('harness-strict-held.sh')])).done();
+    const { exitCode, stderr } = await (await startPid1(['--strict', '--', 'sh', script('harness-strict-held.sh')])).done();
     expect(exitCode, stderr).toBe(70);
     expect(stderr).toMatch(/strict: .*pid \d+ \(sleep 30\) held 1 zombie\(s\)/);
   });
 
   test("keeps a failing child's own status", async () => {
-    const { exitCode, stderr } = await (await runAsPid1(['--strict', '--', 'sh', script('harness-strict-orphan.sh'), '3'])).done();
+    const { exitCode, stderr } = await (await startPid1(['--strict', '--', 'sh', script('harness-strict-orphan.sh'), '3'])).done();
     expect(exitCode, stderr).toBe(3);
   });
 
   test('exits 0 for a child that waits for everything it starts', async () => {
-    const { exitCode, stdout, stderr } = await (await runAsPid1(['--strict', '--', 'sh', script('harness-strict-clean.sh')])).done();
+    const { exitCode, stdout, stderr } = await (await startPid1(['--strict', '--', 'sh', script('harness-strict-clean.sh')])).done();
     expect(stdout).toContain('clean');
     expect(exitCode, stderr).toBe(0);
     expect(stderr).not.toMatch(/strict:/);
@@ -227,7 +227,7 @@ describe('sexton --strict as PID 1', () => {
 
 test("the docs/harness.md example's assertion fails for the same entrypoint without an init", async () => {
   // test/docs/readme-example.test.ts proves it passes under sexton; this proves it can fail.
-  const report = await runUnderInit([process.execPath, path.join(FIXTURES, 'harness-app.js')], {
+  const report = await runAsPid1([process.execPath, path.join(FIXTURES, 'harness-app.js')], {
     init: 'none', killAfterStopMs: 2000, onLine: (line, stop) => line === 'ready' && stop(1500),
   });
   expect(report.exitCode).toBe(0);  // it handles SIGTERM, even as PID 1...
@@ -238,7 +238,7 @@ test("the docs/harness.md example's assertion fails for the same entrypoint with
 // Known harness bug (reported): a run that never started (init missing here; as non-root, unshare
 // fails with EPERM) reports no zombies, so both the CLI and assertNoZombieLeak call it clean.
 test('a run whose PID 1 never started is a failure, not "no leak"', async () => {
-  const report = await runUnderInit(['sleep', '1'], { init: 'no-such-init --' });
+  const report = await runAsPid1(['sleep', '1'], { init: 'no-such-init --' });
   expect(report.stderr).toMatch(/no-such-init/);
   expect(() => assertNoZombieLeak(report)).toThrow();
   expect(report.verdict).toBe('not-run');

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { otherLines } from '../support/node-lines';
-import { requireBuilt, ROOT, runAsPid1 } from '../support/pid1';
+import { requireBuilt, ROOT, startPid1 } from '../support/pid1';
 
 let scratch = '';
 let copies = 0;
@@ -46,7 +46,7 @@ const trainCache = (sexton: string, env: Record<string, string> = PATH_ONLY) =>
 /** sexton from `sexton` as PID 1 (node run with nodeFlags) with a child that exits 7. */
 async function runWithReport(sexton: string, nodeFlags: string[] = [], env: Record<string, string> = {}) {
   const argv = [process.execPath, ...nodeFlags, '--require', report, sexton, '--', 'sh', '-c', 'exit 7'];
-  const done = await (await runAsPid1(argv, { raw: true, env })).done();
+  const done = await (await startPid1(argv, { raw: true, env })).done();
   expect(done.exitCode, done.stderr).toBe(7);
   return done.stderr;
 }

@@ -9,7 +9,7 @@ import { SNAPSHOT_INTERVAL_MS } from '../../src/report/exporters/index';
 import { Rig } from '../support/balancer';
 import { status, statusJson } from '../support/observability';
 import { httpGet } from '../support/http';
-import { fixture, requireBuilt, runAsPid1, sleep, until } from '../support/pid1';
+import { fixture, requireBuilt, startPid1, sleep, until } from '../support/pid1';
 import { switchesByThread } from '../support/processes';
 
 let rig: Rig | undefined;
@@ -36,7 +36,7 @@ test("scrapes of sexton's own metrics are not traffic; what comes after the forw
   const statsFile = path.join(dir, 'stats.json');
   const socket = path.join(dir, 'status.sock');
   // The app goes on serving for 30 s after it gets TERM (requests then are the late ones), until a second TERM.
-  const run = await runAsPid1([
+  const run = await startPid1([
     '--drain-quiet', '0.5', '--drain-delay', '5', '--grace', '60', '--metrics', '0.0.0.0:9102', '--stats-file', statsFile, '--status-socket', socket,
     '--', process.execPath, fixture('drain-backend.cjs'), '8080', 'app', '30000',
   ], { launcher: ['ip', 'netns', 'exec', pod.netns], timeoutMs: 30_000 });
@@ -80,7 +80,7 @@ test("scrapes of sexton's own metrics are not traffic; what comes after the forw
 }, 60_000);
 
 test('idle, --drain-quiet never wakes sexton; in the host network namespace quiet cannot be told: said once, the cap decides', async () => {
-  const run = await runAsPid1(['--drain-quiet', '0.2', '--drain-delay', '1', '--', 'sh', '-c', 'echo ready; exec sleep 60']);
+  const run = await startPid1(['--drain-quiet', '0.2', '--drain-delay', '1', '--', 'sh', '-c', 'echo ready; exec sleep 60']);
   const started = Date.now();
   await run.waitFor('ready');
   // Settled past V8's memory reducer (~8 s after start: see metrics-idle.test.ts), then watched.
@@ -104,7 +104,7 @@ test('bad input: one usage line (and where to find the usage), exit 2', async ()
     [['--drain-quiet', 'soon', '-d', '5'], /drain-quiet .*soon.*: expected seconds/],
     [['--drain-quiet', '9', '-d', '5'], /drain-quiet 9 is longer than drain-delay 5, its cap/],
   ] as const) {
-    const run = await runAsPid1([...args, '--', 'true']);
+    const run = await startPid1([...args, '--', 'true']);
     const done = await run.done();
     expect(done.exitCode).toBe(2);
     expect(done.stderr).toMatch(message);

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { requireBuilt, runAsPid1, type RunOptions } from '../support/pid1';
+import { requireBuilt, startPid1, type RunOptions } from '../support/pid1';
 
 beforeAll(requireBuilt);
 
@@ -11,7 +11,7 @@ const scratch = mkdtempSync(path.join(tmpdir(), 'sexton-exit-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 async function sexton(args: string[], options: RunOptions = {}) {
-  const run = await runAsPid1(args, { timeoutMs: 15_000, ...options });
+  const run = await startPid1(args, { timeoutMs: 15_000, ...options });
   return run.done();
 }
 

@@ -2,7 +2,7 @@
 // uncaught exception nor EPIPE on stderr kills sexton.
 import { execa } from 'execa';
 import { beforeAll, expect, test } from 'vitest';
-import { asPid1, fixture, requireBuilt, ROOT, runAsPid1, sextonArgv, until } from '../support/pid1';
+import { asPid1, fixture, requireBuilt, ROOT, startPid1, sextonArgv, until } from '../support/pid1';
 import { track } from '../support/processes';
 import { childrenOf } from '../../src/harness/namespace';
 
@@ -24,14 +24,14 @@ test('contrast: the probe finds child_process usable in a plain node process', a
 });
 
 test('child_process cannot be used inside the init', async () => {
-  const run = await runAsPid1(['--', 'sleep', '0.5'], { nodeArgs: ['--require', CHILD_PROCESS_PROBE], timeoutMs: 10_000 });
+  const run = await startPid1(['--', 'sleep', '0.5'], { nodeArgs: ['--require', CHILD_PROCESS_PROBE], timeoutMs: 10_000 });
   const result = await run.done();
   expect(verdicts(result.stderr), result.stderr).toEqual(['BLOCKED: spawn', 'BLOCKED: spawnSync', 'BLOCKED: execSync']);
   expect(result.exitCode).toBe(0);
 });
 
 test('child_process cannot even be required inside the init when nothing loaded it before sexton', async () => {
-  const run = await runAsPid1(['--', 'sleep', '0.5'], { nodeArgs: ['--require', fixture('core-guard-late-require.js')], timeoutMs: 10_000 });
+  const run = await startPid1(['--', 'sleep', '0.5'], { nodeArgs: ['--require', fixture('core-guard-late-require.js')], timeoutMs: 10_000 });
   const result = await run.done();
   expect(result.stderr).toMatch(/^BLOCKED: require: child_process is disabled inside the sexton init/m);
   expect(result.stderr).not.toContain('USABLE');
@@ -42,7 +42,7 @@ test('child_process cannot be used inside the init even through functions a prel
   // A preload (NODE_OPTIONS=--require agent.js also applies to the init) may keep references to
   // child_process functions taken before sexton ran. If spawnSync still works it wedges PID 1
   // forever: the reaper thread steals its child's exit status. Bounded by the run's timeout.
-  const run = await runAsPid1(['--', 'sleep', '0.5'], {
+  const run = await startPid1(['--', 'sleep', '0.5'], {
     nodeArgs: ['--require', CHILD_PROCESS_PROBE],
     env: { CORE_GUARD_EARLY: '1' },
     timeoutMs: 5000,
@@ -53,7 +53,7 @@ test('child_process cannot be used inside the init even through functions a prel
 });
 
 test('an uncaught exception or unhandled rejection in the init is logged; sexton goes on', async () => {
-  const run = await runAsPid1(['--', 'sh', '-c', 'sleep 0.6; echo child-finished; exit 5'], {
+  const run = await startPid1(['--', 'sh', '-c', 'sleep 0.6; echo child-finished; exit 5'], {
     nodeArgs: ['--require', fixture('core-guard-throw.js')],
     timeoutMs: 10_000,
   });
@@ -71,7 +71,7 @@ test('an uncaught exception or unhandled rejection in the init is logged; sexton
 });
 
 test('at -vv an internal error carries its stack, still on its one line, with paths inside the package', async () => {
-  const run = await runAsPid1(['-vv', '--', 'sh', '-c', 'sleep 0.6'], {
+  const run = await startPid1(['-vv', '--', 'sh', '-c', 'sleep 0.6'], {
     nodeArgs: ['--require', fixture('core-guard-throw.js')],
     timeoutMs: 10_000,
   });

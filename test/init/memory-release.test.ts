@@ -7,7 +7,7 @@ import { createServer } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { statusKb } from '../support/faults';
 import { freePort } from '../support/http';
-import { requireBuilt, ROOT, runAsPid1, until } from '../support/pid1';
+import { requireBuilt, ROOT, startPid1, until } from '../support/pid1';
 
 const MiB = 1024;  // /proc/PID/status counts in kB
 
@@ -43,7 +43,7 @@ beforeAll(requireBuilt);
 describe('memory given back', () => {
   it('gives back the file pages that starting and its exporters faulted in, once they listen, with no query', async () => {
     const port = await freePort();
-    const run = await runAsPid1(['-v', '--metrics', `127.0.0.1:${port}`, '--', 'sleep', '100000']);
+    const run = await startPid1(['-v', '--metrics', `127.0.0.1:${port}`, '--', 'sleep', '100000']);
     // Node's start-up and the exporters' modules fault in ~35 MiB of the node binary: the peak,
     // sampled until the metrics server says it listens (the release comes right after).
     let peak = 0;
@@ -64,7 +64,7 @@ describe('memory given back', () => {
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     const { port } = taken.address() as { port: number };
     try {
-      const run = await runAsPid1(['--metrics', `127.0.0.1:${port}`, '--', 'sleep', '100000']);
+      const run = await startPid1(['--metrics', `127.0.0.1:${port}`, '--', 'sleep', '100000']);
       let peak = 0;
       await until(() => {
         peak = Math.max(peak, rssFileKb(run.pid1));

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { FIXTURES, runAsPid1, SEXTON, sextonArgv } from '../support/pid1';
+import { FIXTURES, startPid1, SEXTON, sextonArgv } from '../support/pid1';
 
 
 test('a NODE_OPTIONS preload meant for the app does not stay inside PID 1, and the child gets NODE_OPTIONS unchanged', async () => {
@@ -10,7 +10,7 @@ test('a NODE_OPTIONS preload meant for the app does not stay inside PID 1, and t
   try {
     const log = path.join(dir, 'preload.log');
     const nodeOptions = `--require ${path.join(FIXTURES, 'node-options-preload.cjs')} --max-old-space-size=200`;
-    const run = await runAsPid1(
+    const run = await startPid1(
       ['--', 'node', '-e', 'console.log(JSON.stringify({ opts: process.env.NODE_OPTIONS, leaked: process.env.SEXTON_APP_NODE_OPTIONS ?? null })); setTimeout(() => {}, 600)'],
       { env: { NODE_OPTIONS: nodeOptions, PRELOAD_LOG: log } },
     );
@@ -34,7 +34,7 @@ test('a NODE_OPTIONS preload meant for the app does not stay inside PID 1, and t
 test('plain NODE_OPTIONS (no preload) needs no re-exec and reaches the child', async () => {
   // /proc/1/environ is the environment PID 1 was last exec'd with: a re-exec would have moved
   // NODE_OPTIONS aside into SEXTON_APP_NODE_OPTIONS.
-  const run = await runAsPid1(['--', 'sh', '-c', 'echo "$NODE_OPTIONS"; tr "\\0" "\\n" < /proc/1/environ | grep NODE_OPTIONS'], {
+  const run = await startPid1(['--', 'sh', '-c', 'echo "$NODE_OPTIONS"; tr "\\0" "\\n" < /proc/1/environ | grep NODE_OPTIONS'], {
     env: { NODE_OPTIONS: '--max-old-space-size=200' },
   });
   const result = await run.done();
@@ -48,7 +48,7 @@ test('the re-exec that sheds a preload keeps argument and environment bytes that
     const nodeOptions = `--require ${path.join(FIXTURES, 'node-options-preload.cjs')}`;
     // The shell makes the bytes (caf\351, Latin-1): Node's own spawn would pass only UTF-8.
     const script = `LATIN="$(printf 'caf\\351')" exec "$@" "$(printf 'caf\\351')"`;
-    const run = await runAsPid1(
+    const run = await startPid1(
       ['/bin/sh', '-c', script, 'sh', ...sextonArgv(['--', 'sh', '-c', 'printf "%s|%s" "$LATIN" "$1" | od -An -tx1', 'child'])],
       { raw: true, env: { NODE_OPTIONS: nodeOptions, PRELOAD_LOG: path.join(dir, 'preload.log') } },
     );
@@ -87,7 +87,7 @@ describe('NODE_OPTIONS never changes PID 1 started by the sexton command (side b
           const child = c.appIsNode
             ? ['node', '-e', 'process.stdout.write(process.env.NODE_OPTIONS); process.exitCode = 3']
             : ['sh', '-c', 'printf %s "$NODE_OPTIONS"; exit 3'];
-          const run = await runAsPid1(init.argv(child), { raw: true, env: { NODE_OPTIONS: c.options, PRELOAD_LOG: log } });
+          const run = await startPid1(init.argv(child), { raw: true, env: { NODE_OPTIONS: c.options, PRELOAD_LOG: log } });
           const result = await run.done();
           expect(result.exitCode, result.stderr).toBe(3);
           expect(result.stdout).toBe(c.options);

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { afterEach, beforeAll, expect, test } from 'vitest';
 import { runWorkload } from '../../src/harness/index';
 import type { StatsSnapshot } from '../../src/report/stats';
-import { requireBuilt, runAsPid1, SEXTON } from '../support/pid1';
+import { requireBuilt, startPid1, SEXTON } from '../support/pid1';
 import { killHarnessRuns } from '../support/harness';
 
 const dirs: string[] = [];
@@ -47,7 +47,7 @@ const KILLED_TOGETHER = `
 test('orphans killed at the same moment are each named', async () => {
   const dir = freshDir();
   const stats = path.join(dir, 'stats.json');
-  const run = await runAsPid1(['--stats-file', stats, '--', 'sh', '-c', KILLED_TOGETHER, dir]);
+  const run = await startPid1(['--stats-file', stats, '--', 'sh', '-c', KILLED_TOGETHER, dir]);
   const { exitCode, stderr } = await run.done();
   expect(exitCode, stderr).toBe(0);
   const s = readStats(stats);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeAll, expect, test } from 'vitest';
 import { commandLine, runDirect } from '../support/core';
-import { fixture, requireBuilt, runAsPid1, sleep, until, zombiesUnder } from '../support/pid1';
+import { fixture, requireBuilt, startPid1, sleep, until, zombiesUnder } from '../support/pid1';
 import { hostDescendants, procStat } from '../support/processes';
 import { childrenOf } from '../../src/harness/namespace';
 
@@ -31,27 +31,36 @@ afterEach(() => {
 /** Samples the zombie count under pid every few ms until `stop` resolves; returns the largest. */
 async function maxZombiesUntil(pid: number, stop: Promise<unknown>): Promise<number> {
   let done = false;
-  void stop.finally(() => (done = true));
+  const ended = stop.finally(() => (done = true));
   let max = 0;
   while (!done) {
     max = Math.max(max, zombiesUnder(pid).length);
     await sleep(5);
   }
+  await ended;  // a wait that timed out fails the test here
   return max;
 }
 
 test('as PID 1, 1000 orphans of a running child are all reaped and never pile up', async () => {
   // The orphans exit at once; the child then stays (as one `sleep`) for 2 s.
   const stats = statsFile();
-  const run = await runAsPid1(['-v', '--stats-file', stats.path, '--', 'sh', ORPHANS, '1000', '0', '2']);
+  const run = await startPid1(['-v', '--stats-file', stats.path, '--', 'sh', ORPHANS, '1000', '0', '2']);
   const maxWhileForking = await maxZombiesUntil(run.pid1, run.waitFor('orphans made: 1000'));
   // A zombie lives only between its exit and the reaper thread's next wait: a handful at most.
   expect(maxWhileForking).toBeLessThan(50);
   await until(() => zombiesUnder(run.pid1).length === 0, 500, 'zero zombies after the orphans finished');
 
-  // While the child still runs, no zombie shows up again.
+  // While the child still runs, no zombie shows up again, up to sexton's own count of all 1000
+  // reaped (its stats file, rewritten within a second of a change): none is left to show up.
   const child = childrenOf(run.pid1)[0];
-  const maxWhileHolding = await maxZombiesUntil(run.pid1, sleep(500));
+  const counted = () => {
+    try {
+      return stats.read().orphansReaped >= 1000;
+    } catch {
+      return false;  // not written yet
+    }
+  };
+  const maxWhileHolding = await maxZombiesUntil(run.pid1, until(counted, 1500, 'the stats file counting 1000 orphans'));
   expect(maxWhileHolding).toBe(0);
   expect(procStat(child)?.state).toMatch(/^[RS]$/);
 
@@ -63,7 +72,7 @@ test('as PID 1, 1000 orphans of a running child are all reaped and never pile up
 });
 
 test('contrast: a PID 1 that never waits lets the same orphans pile up as zombies', async () => {
-  const run = await runAsPid1(['node', NO_INIT, 'sh', ORPHANS, '1000', '0', '1'], { raw: true });
+  const run = await startPid1(['node', NO_INIT, 'sh', ORPHANS, '1000', '0', '1'], { raw: true });
   await run.waitFor('orphans made: 1000');
   // The measurement above would see these, so it can fail.
   await until(() => zombiesUnder(run.pid1).length >= 1000, 3000, '1000 zombies under a non-init PID 1');

@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { fixture, requireBuilt, requireTini, runAsPid1, SEXTON, TINI, until } from '../support/pid1';
+import { fixture, requireBuilt, requireTini, startPid1, SEXTON, TINI, until } from '../support/pid1';
 import { isAlive, logLines, parentOf, readyPids, signalStamps } from '../support/shutdown';
 import { track } from '../support/processes';
 
@@ -22,7 +22,7 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 test('a child that ignores TERM is SIGKILLed at the grace period, not before: exit 137, survivors reported', async () => {
   const script = fixture('shutdown-ignore-term.sh');
-  const run = await runAsPid1(['-t', '1', '--', 'sh', script]);
+  const run = await startPid1(['-t', '1', '--', 'sh', script]);
   const [shPid, sleepPid] = await readyPids(run);
 
   const sent = Date.now();
@@ -45,7 +45,7 @@ test('a child that ignores TERM is SIGKILLed at the grace period, not before: ex
 });
 
 test('a cooperative child exits on TERM and sexton exits right after it, well within the grace period', async () => {
-  const run = await runAsPid1(['--', NODE, SIGNALS, 'exit-after', '200']);  // default grace: 10 s
+  const run = await startPid1(['--', NODE, SIGNALS, 'exit-after', '200']);  // default grace: 10 s
   await readyPids(run);
 
   const sent = Date.now();
@@ -65,7 +65,7 @@ test('a double-forked setsid daemon finishes its 0.5 s flush on TERM under sexto
   requireTini();
   const launcher = fixture('shutdown-launch-daemon.sh');
   const stopWith = async (argv: string[], raw: boolean, out: string) => {
-    const run = await runAsPid1([...argv, 'sh', launcher, NODE, out], { raw });
+    const run = await startPid1([...argv, 'sh', launcher, NODE, out], { raw });
     await readyPids(run);
     run.signal('SIGTERM');
     const result = await run.done();
@@ -86,7 +86,7 @@ test('a double-forked setsid daemon finishes its 0.5 s flush on TERM under sexto
 
 test('the main child exits 3 by itself: a TERM-ignoring leftover is killed at a fresh grace period, exit 3', async () => {
   const stamp = path.join(scratch, 'leftover-exit');
-  const run = await runAsPid1(['-t', '1', '--', 'sh', fixture('shutdown-leftover.sh'), stamp]);
+  const run = await startPid1(['-t', '1', '--', 'sh', fixture('shutdown-leftover.sh'), stamp]);
   const [leftover] = await readyPids(run);
   const result = await run.done();
   const mainExited = Number(readFileSync(stamp, 'utf8'));
@@ -102,7 +102,7 @@ test('the main child exits 3 by itself: a TERM-ignoring leftover is killed at a 
 });
 
 test('drain delay: with -d 1 the child gets TERM no earlier than 1 s after sexton did', async () => {
-  const run = await runAsPid1(['-d', '1', '-t', '5', '--', NODE, SIGNALS, 'exit-after', '0']);
+  const run = await startPid1(['-d', '1', '-t', '5', '--', NODE, SIGNALS, 'exit-after', '0']);
   await readyPids(run);
 
   const sent = Date.now();
@@ -117,7 +117,7 @@ test('drain delay: with -d 1 the child gets TERM no earlier than 1 s after sexto
 });
 
 test('drain delay: a second TERM during the delay skips the rest of it; the child gets TERM at once, only once', async () => {
-  const run = await runAsPid1(['-d', '5', '-t', '5', '--', NODE, SIGNALS, 'exit-after', '300']);
+  const run = await startPid1(['-d', '5', '-t', '5', '--', NODE, SIGNALS, 'exit-after', '300']);
   await readyPids(run);
 
   const first = Date.now();
@@ -139,7 +139,7 @@ test('drain delay: a second TERM during the delay skips the rest of it; the chil
 });
 
 test('the survivor report shows a SIGSTOPped process with state T', async () => {
-  const run = await runAsPid1(['-t', '1', '--', 'sh', fixture('shutdown-stopped.sh')]);
+  const run = await startPid1(['-t', '1', '--', 'sh', fixture('shutdown-stopped.sh')]);
   const [stopped] = await readyPids(run);
   run.signal('SIGTERM');
   const result = await run.done();
@@ -180,7 +180,7 @@ test('as a subreaper (not PID 1), TERM ends every descendant, re-parented orphan
 test('-s INT: INT starts the shutdown and its grace period; TERM, before and after, is only forwarded', async () => {
   // -vv: JS hears of every signal and logs each forward, so the TERM's line is the event after
   // which a stop it started would already have said so (one handler logs both, in order).
-  const run = await runAsPid1(['-vv', '-s', 'INT', '-t', '1', '--', NODE, SIGNALS, 'ignore']);
+  const run = await startPid1(['-vv', '-s', 'INT', '-t', '1', '--', NODE, SIGNALS, 'ignore']);
   await readyPids(run);
 
   run.signal('SIGTERM');

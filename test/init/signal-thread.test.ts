@@ -4,7 +4,7 @@
 // switches while signals reach the child through sexton, running as PID 1.
 import { readdirSync, readFileSync } from 'node:fs';
 import { beforeAll, expect, test } from 'vitest';
-import { requireBuilt, runAsPid1, sleep, until } from '../support/pid1';
+import { requireBuilt, startPid1, sleep, until } from '../support/pid1';
 import { switchesByThread } from '../support/processes';
 import { sendAndAwait, SIG, trapChild } from '../support/signals';
 
@@ -15,7 +15,7 @@ beforeAll(requireBuilt);  // every process a test starts is SIGKILLed after it (
 test('signals forwarded to the child wake an idle thread of sexton, not its main thread', async () => {
   const forwarded = [SIGUSR1, SIGWINCH, SIGHUP];
   const rounds = 20;
-  const run = await runAsPid1(['--', ...trapChild([...forwarded, SIGTERM])]);
+  const run = await startPid1(['--', ...trapChild([...forwarded, SIGTERM])]);
   await run.waitFor('ready');
   // Past the exporters' start (100 ms after the spawn) and the heap compaction and file-page release
   // after it, the main thread's last start-up work. No line marks its end (a metrics listener's line
@@ -39,7 +39,7 @@ test('signals forwarded to the child wake an idle thread of sexton, not its main
 });
 
 test('the main thread and the reaper block the forwarded signals, not the faults a thread raises on itself', async () => {
-  const run = await runAsPid1(['--', ...trapChild([SIGTERM])]);
+  const run = await startPid1(['--', ...trapChild([SIGTERM])]);
   await run.waitFor('ready');
   const blocked = (tid: number) => BigInt(`0x${/^SigBlk:\s+([0-9a-f]+)$/m.exec(readFileSync(`/proc/${run.pid1}/task/${tid}/status`, 'utf8'))?.[1]}`);
   const bit = (signal: number) => 1n << BigInt(signal - 1);

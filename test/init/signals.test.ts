@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeAll, expect, test } from 'vitest';
-import { fixture, requireBuilt, runAsPid1, SEXTON, until } from '../support/pid1';
+import { fixture, requireBuilt, startPid1, SEXTON, until } from '../support/pid1';
 import { deliveries, inspectorOpened, RTMAX, RTMIN, sendAndAwait, SIG, trapChild } from '../support/signals';
 import { childrenOf } from '../../src/harness/namespace';
 import { procStat } from '../support/processes';
@@ -35,7 +35,7 @@ function statsFile(): { args: string[]; signals(): Record<'received' | 'forwarde
   return { args: ['--stats-file', file], signals: () => JSON.parse(readFileSync(file, 'utf8')).signals };
 }
 
-type Run = Awaited<ReturnType<typeof runAsPid1>>;
+type Run = Awaited<ReturnType<typeof startPid1>>;
 
 /** Sends TERM last (it starts sexton's shutdown); the trap child answers by exiting 3. */
 async function stopWithTerm(run: Run) {
@@ -58,7 +58,7 @@ const number = (name: string) => SIG[`SIG${name}` as NodeJS.Signals];
 test('every catchable standard signal sent to sexton reaches the child exactly once, faults sent with kill too', async () => {
   const signals = [...CATCHABLE, ...SENT_FAULTS].map(number);
   const stats = statsFile();
-  const run = await runAsPid1(['-v', ...stats.args, '--', ...trapChild([...signals, SIGTERM])]);
+  const run = await startPid1(['-v', ...stats.args, '--', ...trapChild([...signals, SIGTERM])]);
   await run.waitFor('ready');
   for (const signal of signals) await sendAndAwait(run.pid1, run.stdout, signal);
   // The child cannot trap CHLD (its own sleeps raise it), so sexton's counters must show it.
@@ -76,7 +76,7 @@ test('every catchable standard signal sent to sexton reaches the child exactly o
 
 test(`every real-time signal (${RTMIN}..${RTMAX}) sent to sexton reaches the child`, async () => {
   const signals = Array.from({ length: RTMAX - RTMIN + 1 }, (_, i) => RTMIN + i);
-  const run = await runAsPid1(['--', ...trapChild([...signals, SIGTERM])]);
+  const run = await startPid1(['--', ...trapChild([...signals, SIGTERM])]);
   await run.waitFor('ready');
   for (const signal of signals) await sendAndAwait(run.pid1, run.stdout, signal);
   const result = await stopWithTerm(run);
@@ -86,7 +86,7 @@ test(`every real-time signal (${RTMIN}..${RTMAX}) sent to sexton reaches the chi
 
 test('-r FROM:TO rewrites names, SIG names, numbers and real-time names; TO=0 or none drops', async () => {
   const stats = statsFile();
-  const run = await runAsPid1([
+  const run = await startPid1([
     '-v',
     ...stats.args,
     '-r', 'USR1:USR2',
@@ -123,7 +123,7 @@ test('-r FROM:TO rewrites names, SIG names, numbers and real-time names; TO=0 or
 
 test('SEXTON_REWRITE rewrites and drops like -r', async () => {
   const stats = statsFile();
-  const run = await runAsPid1(['-v', ...stats.args, '--', ...trapChild([1, 2, 10, 12, 15])], {
+  const run = await startPid1(['-v', ...stats.args, '--', ...trapChild([1, 2, 10, 12, 15])], {
     env: { SEXTON_REWRITE: 'USR1:USR2, HUP:none' },
   });
   await run.waitFor('ready');
@@ -138,7 +138,7 @@ test('SEXTON_REWRITE rewrites and drops like -r', async () => {
 });
 
 test('a -r flag wins over SEXTON_REWRITE', async () => {
-  const run = await runAsPid1(['-r', 'USR1:INT', '--', ...trapChild([2, 10, 12, 15])], {
+  const run = await startPid1(['-r', 'USR1:INT', '--', ...trapChild([2, 10, 12, 15])], {
     env: { SEXTON_REWRITE: 'USR1:USR2' },
   });
   await run.waitFor('ready');
@@ -148,7 +148,7 @@ test('a -r flag wins over SEXTON_REWRITE', async () => {
 });
 
 test('-g delivers to the child\'s process group: a grandchild in it gets the signal too', async () => {
-  const run = await runAsPid1(['-g', '--', 'sh', fixture('signals-group.sh'), '10', '15']);
+  const run = await startPid1(['-g', '--', 'sh', fixture('signals-group.sh'), '10', '15']);
   await run.waitFor('child ready');
   await run.waitFor('grandchild ready');
   await sendAndAwait(run.pid1, run.stdout, SIGUSR1, SIGUSR1, { label: 'child' });
@@ -161,7 +161,7 @@ test('-g delivers to the child\'s process group: a grandchild in it gets the sig
 });
 
 test('without -g only the child gets the signal, not a grandchild in its group', async () => {
-  const run = await runAsPid1(['--', 'sh', fixture('signals-group.sh'), '10', '15']);
+  const run = await startPid1(['--', 'sh', fixture('signals-group.sh'), '10', '15']);
   await run.waitFor('child ready');
   await run.waitFor('grandchild ready');
   await sendAndAwait(run.pid1, run.stdout, SIGUSR1, SIGUSR1, { label: 'child' });
@@ -182,7 +182,7 @@ test('while sexton\'s JS thread is blocked, signals still reach the child and or
   const dir = mkdtempSync(path.join(tmpdir(), 'sexton-signals-'));
   dirs.push(dir);
   const release = path.join(dir, 'release');
-  const run = await runAsPid1(['-v', '--', ...trapChild([SIGUSR1, SIGUSR2, SIGTERM])], {
+  const run = await startPid1(['-v', '--', ...trapChild([SIGUSR1, SIGUSR2, SIGTERM])], {
     nodeArgs: ['--require', fixture('signals-block-js.cjs')],
     env: { BLOCK_AFTER_MS: '300', BLOCK_MS: '30000', BLOCK_UNTIL: release, ORPHANS: '20' },
   });
@@ -213,7 +213,7 @@ test('while sexton\'s JS thread is blocked, signals still reach the child and or
 
 test('SIGUSR1 sent to sexton reaches the child and never opens Node\'s inspector', async () => {
   const stats = statsFile();
-  const run = await runAsPid1([...stats.args, '--', ...trapChild([SIGUSR1, SIGTERM])]);
+  const run = await startPid1([...stats.args, '--', ...trapChild([SIGUSR1, SIGTERM])]);
   await run.waitFor('ready');
   for (let i = 0; i < 3; i++) await sendAndAwait(run.pid1, run.stdout, SIGUSR1);
   expect(inspectorOpened(run.pid1, run.stderr()), run.stderr()).toBe(false);
@@ -226,7 +226,7 @@ test('SIGUSR1 sent to sexton reaches the child and never opens Node\'s inspector
 });
 
 test('control: the inspector check sees SIGUSR1 open the inspector of a plain Node PID 1', async () => {
-  const run = await runAsPid1([process.execPath, '-e', 'console.log("up"); setInterval(() => {}, 1000)'], { raw: true });
+  const run = await startPid1([process.execPath, '-e', 'console.log("up"); setInterval(() => {}, 1000)'], { raw: true });
   await run.waitFor('up');
   run.signal('SIGUSR1');
   await until(() => inspectorOpened(run.pid1, run.stderr()), 5000, 'the inspector to open');
@@ -236,7 +236,7 @@ test('-p SIGNAL: when sexton (not PID 1) loses its parent, it gets SIGNAL and fo
   // PID 1 is a shell that outlives an intermediate shell, sexton's parent, which the test kills.
   const script = `sh -c '"$@" & wait' intermediate "$@"; while :; do sleep 1; done`;
   const sexton = [process.execPath, SEXTON, '-p', 'USR2', '--', ...trapChild([SIGUSR2, SIGTERM])];
-  const run = await runAsPid1(['sh', '-c', script, 'pid1', ...sexton], { raw: true });
+  const run = await startPid1(['sh', '-c', script, 'pid1', ...sexton], { raw: true });
   await run.waitFor('ready');
   const [intermediate] = childrenOf(run.pid1);
   const [sextonPid] = childrenOf(intermediate);
@@ -256,7 +256,7 @@ test('sexton\'s own SIGPIPE (logging into a closed pipe) is never forwarded; a P
   // -vv logs every forwarded signal: each log line hits EPIPE and raises SIGPIPE in sexton.
   const stats = statsFile();
   const sexton = [process.execPath, SEXTON, '-vv', ...stats.args, '--', ...trapChild([SIGUSR1, SIGPIPE, SIGTERM])];
-  const run = await runAsPid1(['sh', fixture('signals-broken-stderr.sh'), ...sexton], { raw: true });
+  const run = await startPid1(['sh', fixture('signals-broken-stderr.sh'), ...sexton], { raw: true });
   await run.waitFor('ready');
   for (let i = 0; i < 3; i++) await sendAndAwait(run.pid1, run.stdout, SIGUSR1);
   expect(deliveries(run.stdout())).toEqual([10, 10, 10]);
@@ -278,7 +278,7 @@ test.each([
   { what: 'a stack overflow (SIGSEGV)', preload: 'signals-stack-overflow.cjs', nodeFlags: ['--stack-size=60000'], signal: SIGSEGV },
 ])('a real crash inside sexton, $what, kills it; the child is not sent the signal', async ({ preload, nodeFlags, signal }) => {
   const sexton = [process.execPath, ...nodeFlags, '--require', fixture(preload), SEXTON, '--', ...trapChild([signal, SIGTERM])];
-  const run = await runAsPid1(crashable(sexton), { raw: true, timeoutMs: 10_000 });
+  const run = await startPid1(crashable(sexton), { raw: true, timeoutMs: 10_000 });
   await run.waitFor('ready');
   await run.waitFor('crash:', 'stderr');
   const { stdout, durationMs } = await run.done();
@@ -290,7 +290,7 @@ test.each([
 });
 
 test('a fault that V8 handles itself (a WebAssembly trap) in sexton does not stop a sent SEGV from reaching the child', async () => {
-  const run = await runAsPid1(['--', ...trapChild([SIGSEGV, SIGTERM])], {
+  const run = await startPid1(['--', ...trapChild([SIGSEGV, SIGTERM])], {
     nodeArgs: ['--require', fixture('signals-wasm-trap.cjs')],
   });
   await run.waitFor('ready');

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { beforeAll, expect, test } from 'vitest';
 import { freePort, httpGet } from '../support/http';
-import { fixture, requireBuilt, runAsPid1, until, untilExecuted } from '../support/pid1';
+import { fixture, requireBuilt, startPid1, until, untilExecuted } from '../support/pid1';
 import { logLines, readyPids, signalStamps } from '../support/shutdown';
 
 beforeAll(() => requireBuilt());
@@ -15,7 +15,7 @@ beforeAll(() => requireBuilt());
 test('QUIT as the stop signal: readiness drops, the drain runs, TERM reaches the app after it, SIGKILL at the grace period', async () => {
   const port = await freePort();
   const args = ['-s', 'QUIT', '-r', 'QUIT:TERM', '-d', '1', '-t', '1', '--health', `127.0.0.1:${port}`];
-  const run = await runAsPid1([...args, '--', process.execPath, fixture('shutdown-signals.mjs'), 'ignore']);
+  const run = await startPid1([...args, '--', process.execPath, fixture('shutdown-signals.mjs'), 'ignore']);
   await readyPids(run);
   await until(async () => (await httpGet(port, '/readyz').catch(() => undefined))?.code === 200, 10_000, '/readyz 200');
 
@@ -46,15 +46,15 @@ test('without the setting, one start-up line when the program is one whose image
   const dir = mkdtempSync(path.join(tmpdir(), 'sexton-stop-signal-'));
   try {
     symlinkSync('/bin/sleep', path.join(dir, 'nginx'));
-    const nginx = await runAsPid1(['--', path.join(dir, 'nginx'), '30']);
+    const nginx = await startPid1(['--', path.join(dir, 'nginx'), '30']);
     await nginx.waitFor("the container's stop signal cannot be seen from inside", 'stderr');
     nginx.signal('SIGTERM');
     const warned = logLines((await nginx.done()).stderr).filter((l) => l.includes('stop signal cannot be seen'));
     expect(warned).toHaveLength(1);
     expect(warned[0]).toContain("'nginx' images stop with QUIT (their STOPSIGNAL): if the runtime sends QUIT, sexton only forwards it");
 
-    const chosen = await runAsPid1(['--', path.join(dir, 'nginx'), '30'], { env: { SEXTON_STOP_SIGNAL: 'TERM' } });
-    const node = await runAsPid1(['--', process.execPath, fixture('shutdown-signals.mjs'), 'exit-after', '0']);
+    const chosen = await startPid1(['--', path.join(dir, 'nginx'), '30'], { env: { SEXTON_STOP_SIGNAL: 'TERM' } });
+    const node = await startPid1(['--', process.execPath, fixture('shutdown-signals.mjs'), 'exit-after', '0']);
     await readyPids(node);
     await untilExecuted(chosen.pid1);
     for (const run of [chosen, node]) run.signal('SIGTERM');

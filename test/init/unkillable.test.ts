@@ -10,7 +10,7 @@ import { KILL_BACKSTOP_SECONDS, KILL_CHECK_SECONDS } from '../../src/init/lifecy
 import { Freezer, removeFreezers, requireFreezer } from '../support/freezer';
 import { freshDir, namespacePid, removeDirs, sample } from '../support/observability';
 import { freePort } from '../support/http';
-import { NATIVE_STATUS, requireBuilt, runAsPid1, until } from '../support/pid1';
+import { NATIVE_STATUS, requireBuilt, startPid1, until } from '../support/pid1';
 import { hostDescendants, isExiting, procStat, readIfThere } from '../support/processes';
 
 beforeAll(() => {
@@ -38,7 +38,7 @@ test('a frozen grandchild outlives SIGKILL: named with state D, wchan and pendin
   const port = await freePort();
   // The main child (sh) starts the grandchild in the freezer cgroup, then sleeps itself.
   const app = `sh -c '${freezer.joinShell} && exec sleep 62.1' & exec sleep 62.2`;
-  const run = await runAsPid1(['--grace', String(GRACE), '--stats-file', stats, '--status-socket', socket, '--metrics', `127.0.0.1:${port}`,
+  const run = await startPid1(['--grace', String(GRACE), '--stats-file', stats, '--status-socket', socket, '--metrics', `127.0.0.1:${port}`,
     '--', 'sh', '-c', app], { timeoutMs: 60_000 });
   const grandchild = await until(() => hostDescendants(run.pid1).find((pid) => readIfThere(`/proc/${pid}/cmdline`) === 'sleep\x0062.1\x00'), 10_000, 'the grandchild');
   await until(() => readIfThere(`/proc/${grandchild}/wchan`) === 'hrtimer_nanosleep', 10_000, 'the grandchild asleep');

@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { requireBuilt, runAsPid1, SEXTON, until } from '../support/pid1';
+import { requireBuilt, startPid1, SEXTON, until } from '../support/pid1';
 import { freshDir, removeDirs } from '../support/observability';
 
 beforeAll(requireBuilt);
@@ -18,8 +18,8 @@ async function refused(args: string[], reason: RegExp, env: Record<string, strin
   const argv = [process.execPath, SEXTON, ...args, ...CHILD];
   const run = readOnlyDir
     // The directory made read-only in PID 1's own mount namespace: bound onto itself, remounted ro.
-    ? await runAsPid1(['/bin/sh', '-c', `mount --bind ${readOnlyDir} ${readOnlyDir} && mount -o remount,bind,ro ${readOnlyDir} && exec "$@"`, 'sh', ...argv], { raw: true, env })
-    : await runAsPid1([...args, ...CHILD], { env });
+    ? await startPid1(['/bin/sh', '-c', `mount --bind ${readOnlyDir} ${readOnlyDir} && mount -o remount,bind,ro ${readOnlyDir} && exec "$@"`, 'sh', ...argv], { raw: true, env })
+    : await startPid1([...args, ...CHILD], { env });
   const done = await run.done();
   expect(done.exitCode, done.stderr).toBe(2);
   expect(done.stdout).not.toContain('ran');
@@ -53,7 +53,7 @@ describe('the status socket', () => {
     const dir = freshDir();
     const socket = path.join(dir, 's'.repeat(107 - dir.length - 1));
     expect(Buffer.byteLength(socket)).toBe(107);
-    const run = await runAsPid1(['--status-socket', socket, ...CHILD]);
+    const run = await startPid1(['--status-socket', socket, ...CHILD]);
     await run.waitFor('ran');
     await until(() => existsSync(socket), 5000, 'the 107-byte socket');
     run.signal('SIGTERM');

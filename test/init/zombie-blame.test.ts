@@ -6,17 +6,20 @@ import * as path from 'node:path';
 import { afterEach, beforeAll, expect, test } from 'vitest';
 import { ZOMBIE_BLAME_MS } from '../../src/init/zombie-ages';
 import { freshDir, removeDirs, statusJson } from '../support/observability';
-import { fixture, requireBuilt, runAsPid1, until, zombiesUnder } from '../support/pid1';
+import { fixture, requireBuilt, startPid1, until, zombiesUnder } from '../support/pid1';
 
 beforeAll(requireBuilt);
 afterEach(removeDirs);
 
 test('a parent that reaps 200 ms late holds a zombie at every stop, and is never blamed: --strict exits 0', async () => {
   for (let round = 0; round < 3; round++) {
-    const run = await runAsPid1(['--strict', '--grace', '5', '--', 'perl', fixture('late-reaper.pl'), '0.2'], { timeoutMs: 30_000 });
+    const run = await startPid1(['-vv', '--strict', '--grace', '5', '--', 'perl', fixture('late-reaper.pl'), '0.2'], { timeoutMs: 30_000 });
     await run.waitFor('forking');
-    // Long enough for sexton's first looks; the stop comes while a zombie is there.
-    await new Promise((r) => setTimeout(r, 700));
+    // The stop comes while a zombie is there, and the parent has held one at every moment since
+    // sexton's first look (the warm-up scan as the exporters start, said at -vv) for longer than
+    // the blame age: only a zombie's own age may spare it, not the parent's.
+    await run.waitFor('exporters started: none', 'stderr');
+    await new Promise((r) => setTimeout(r, ZOMBIE_BLAME_MS + 100));
     await until(() => zombiesUnder(run.pid1).length > 0, 5_000, 'a zombie of the late reaper');
     run.signal('SIGTERM');
     const done = await run.done();
@@ -27,7 +30,7 @@ test('a parent that reaps 200 ms late holds a zombie at every stop, and is never
 
 test('a parent that never reaps is blamed at the second look, 500 ms after the stop: log, stats, --strict 70', async () => {
   const socket = path.join(freshDir(), 'status.sock');
-  const run = await runAsPid1(['--strict', '--grace', '10', '--status-socket', socket, '--', 'perl', fixture('never-reaper.pl'), '3'], { timeoutMs: 30_000 });
+  const run = await startPid1(['--strict', '--grace', '10', '--status-socket', socket, '--', 'perl', fixture('never-reaper.pl'), '3'], { timeoutMs: 30_000 });
   await run.waitFor(/child \d+/);
   await until(() => zombiesUnder(run.pid1).length === 1, 5_000, 'the zombie');
   const stopped = Date.now();

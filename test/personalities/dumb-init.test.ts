@@ -3,7 +3,7 @@
 import { constants } from 'node:os';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runInTerminal } from '../support/core';
-import { requireBuilt, runAsPid1, SEXTON, until } from '../support/pid1';
+import { requireBuilt, startPid1, SEXTON, until } from '../support/pid1';
 import { alive, bothOf, descendantNamed, inOwnProcessGroup, Links, onlyChild, requirePeers, printed, running, runTool, runToEnd, state } from '../support/personalities';
 import { isPending, procStat, readIfThere, signalledOrGone, track } from '../support/processes';
 import { childrenOf } from '../../src/harness/namespace';
@@ -173,7 +173,7 @@ describe.each(bothOf(() => links, 'dumb-init'))('%s', (_label, dumbInit) => {
   });
 
   test('as PID 1: TSTP stops the child (the kernel ignores the init stopping itself); CONT resumes it', async () => {
-    const run = await runAsPid1([dumbInit(), 'sleep', '20'], { raw: true });
+    const run = await startPid1([dumbInit(), 'sleep', '20'], { raw: true });
     const child = await until(() => childrenOf(run.pid1)[0], 10_000, 'the child');
     await execed(child, 'sleep');  // before that, in setsid mode its group may not exist yet
     run.signal('SIGTSTP');

@@ -2,7 +2,7 @@
 // tini, so each assertion is one tini itself passes.
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { requireBuilt, runAsPid1, SEXTON, TINI } from '../support/pid1';
+import { requireBuilt, startPid1, SEXTON, TINI } from '../support/pid1';
 import { alive, bothOf, descendantNamed, Links, requirePeers, runTool, runToEnd } from '../support/personalities';
 import { track } from '../support/processes';
 
@@ -107,7 +107,7 @@ describe.each(both)('%s', (_label, tini) => {
   });
 
   test('as PID 1: reaps orphans (-w names them), exits with the child at once, the namespace takes the rest', async () => {
-    const run = await runAsPid1([tini(), '-w', '--', ...sh('sh -c "true & sleep 20 &"; sleep 0.5; exit 7')], { raw: true });
+    const run = await startPid1([tini(), '-w', '--', ...sh('sh -c "true & sleep 20 &"; sleep 0.5; exit 7')], { raw: true });
     const result = await run.done();
     expect(result.exitCode).toBe(7);
     expect(result.stderr).toMatch(/\[WARN {2}tini \(1\)\] Reaped zombie process with pid=\d+/);
@@ -152,7 +152,7 @@ describe('sexton as tini only', () => {
     const armed = `${links.dir}/armed`;
     rmSync(armed, { force: true });
     const script = `sh -c 'trap "" TERM; touch ${armed}; sleep 20' & until [ -e ${armed} ]; do sleep 0.01; done; exit 5`;
-    const run = await runAsPid1([tini(), '--', ...sh(script)], { raw: true, env: { SEXTON_GRACE: '1' } });
+    const run = await startPid1([tini(), '--', ...sh(script)], { raw: true, env: { SEXTON_GRACE: '1' } });
     const result = await run.done();
     expect(result.exitCode).toBe(5);
     expect(result.durationMs).toBeGreaterThanOrEqual(1000);
@@ -160,8 +160,8 @@ describe('sexton as tini only', () => {
   });
 
   test('Debian tini for contrast: the same run ignores SEXTON_GRACE and exits at once', async () => {
-    // (The sleep lets runAsPid1 see PID 1 before it is gone: tini starts in a millisecond.)
-    const run = await runAsPid1([TINI, '--', ...sh('sh -c \'trap "" TERM; sleep 20\' & sleep 0.3; exit 5')], { raw: true, env: { SEXTON_GRACE: '1' } });
+    // (The sleep lets startPid1 see PID 1 before it is gone: tini starts in a millisecond.)
+    const run = await startPid1([TINI, '--', ...sh('sh -c \'trap "" TERM; sleep 20\' & sleep 0.3; exit 5')], { raw: true, env: { SEXTON_GRACE: '1' } });
     const result = await run.done();
     expect(result.exitCode).toBe(5);
     expect(result.durationMs).toBeLessThan(1000);

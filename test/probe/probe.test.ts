@@ -4,7 +4,7 @@
 // running is ended too.
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { requireBuilt, runAsPid1, SEXTON, until } from '../support/pid1';
+import { requireBuilt, startPid1, SEXTON, until } from '../support/pid1';
 import { childrenOf } from '../../src/harness/namespace';
 import { hostDescendants } from '../support/processes';
 
@@ -25,7 +25,7 @@ function commands(pid1: number): string[] {
 async function probeInPod(args: string[]) {
   const quoted = args.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
   const script = `start=$(date +%s%N); ${process.execPath} ${SEXTON} probe ${quoted}; echo probe-exit=$? ms=$(( ($(date +%s%N) - start) / 1000000 )); exec sleep 30`;
-  const run = await runAsPid1(['--', 'sh', '-c', script]);
+  const run = await startPid1(['--', 'sh', '-c', script]);
   try {
     await run.waitFor(/probe-exit=\d+ ms=\d+/, 'stdout', 30_000);
     const [, code, ms] = /probe-exit=(\d+) ms=(\d+)/.exec(run.stdout()) as RegExpExecArray;

@@ -7,7 +7,7 @@ import { connect } from 'node:net';
 import { beforeAll, expect, it } from 'vitest';
 import { prng } from '../support/argv-fuzz';
 import { freePort } from '../support/http';
-import { requireBuilt, runAsPid1 } from '../support/pid1';
+import { requireBuilt, startPid1 } from '../support/pid1';
 
 beforeAll(requireBuilt);
 
@@ -54,7 +54,7 @@ function rssKb(pid: number): number {
 
 it('answers every hostile request with a documented status, and is unharmed after', async () => {
   const port = await freePort();
-  const run = await runAsPid1(['--health', `127.0.0.1:${port}`, '--', 'sleep', '120']);
+  const run = await startPid1(['--health', `127.0.0.1:${port}`, '--', 'sleep', '120']);
   try {
     await expect.poll(() => exchange(port, Buffer.from('GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n')), { timeout: 15_000, interval: 100 }).toBe(200);
     const fdsBefore = fds(run.pid1);

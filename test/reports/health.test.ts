@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileFixtures, CompiledFixtures } from '../support/faults';
 import { status, statusJson } from '../support/observability';
 import { freePort, httpGet } from '../support/http';
-import { requireBuilt, runAsPid1, SEXTON, until } from '../support/pid1';
+import { requireBuilt, startPid1, SEXTON, until } from '../support/pid1';
 import { procStat } from '../support/processes';
 import { childrenOf } from '../../src/harness/namespace';
 
@@ -34,7 +34,7 @@ describe('readiness follows the stop', () => {
     const port = await freePort();
     const app = "trap 'echo app-got-TERM; exit 0' TERM; echo app-up; while :; do sleep 0.05; done";
     const socket = `@sexton-health-test.${process.pid}.${port}`;
-    const run = await runAsPid1(['--health', `127.0.0.1:${port}`, '--status-socket', socket, '--drain-delay', '6', '--', 'sh', '-c', app]);
+    const run = await startPid1(['--health', `127.0.0.1:${port}`, '--status-socket', socket, '--drain-delay', '6', '--', 'sh', '-c', app]);
     await run.waitFor('app-up');
     expect((await answered(port, '/readyz', 200)).body).toBe('ok: the main child runs\n');
     const ready = ['--ready', '--socket', socket, '--pid', String(run.pid1)];
@@ -70,7 +70,7 @@ describe('readiness follows the stop', () => {
 
   it('shares the port with --metrics, and answers bad requests with a status', async () => {
     const port = await freePort();
-    const run = await runAsPid1(['--health', `127.0.0.1:${port}`, '--metrics', `127.0.0.1:${port}`, '-d', '3', '--', 'sleep', '30']);
+    const run = await startPid1(['--health', `127.0.0.1:${port}`, '--metrics', `127.0.0.1:${port}`, '-d', '3', '--', 'sleep', '30']);
     await answered(port, '/readyz', 200);
     const metrics = await httpGet(port, '/metrics');
     expect(metrics.code).toBe(200);
@@ -89,7 +89,7 @@ describe('an early probe', () => {
     // It used to open 100 ms later, and a status asked at once found nobody 8 times in 9 (exit 3).
     const script = `${process.execPath} ${SEXTON} status --ready; echo status-exit=$?`;
     for (let round = 0; round < 3; round++) {
-      const run = await runAsPid1(['--', 'sh', '-c', script]);
+      const run = await startPid1(['--', 'sh', '-c', script]);
       const end = await run.done();
       expect(end.stdout).toContain('ready: the main child runs\nstatus-exit=0');
     }
@@ -101,7 +101,7 @@ describe('--ready-when notify', () => {
     const port = await freePort();
     const send = fixtures.path('notify-send');
     const app = `echo app-up; ${send} 'STATUS=warming up' sleep=1500 'READY=1\nSTATUS=serving'; echo sent; sleep 1; ${send} STOPPING=1; exec sleep 30`;
-    const run = await runAsPid1(['-v', '--health', `127.0.0.1:${port}`, '--ready-when', 'notify', '--', 'sh', '-c', app]);
+    const run = await startPid1(['-v', '--health', `127.0.0.1:${port}`, '--ready-when', 'notify', '--', 'sh', '-c', app]);
     await run.waitFor('app-up');
     const early = await answered(port, '/readyz', 503);
     expect(early.body).toMatch(/^not ready: (starting|waiting for READY=1 from the app)/);
@@ -123,7 +123,7 @@ describe('--ready-when notify', () => {
     const args = garbage.map((w) => `'${w}'`).join(' ');
     const socket = `@sexton-health-test.${process.pid}.${port}`;
     const app = `${send} ${args}; ${send} READY=1; echo sent; exec sleep 30`;
-    const run = await runAsPid1(['--health', `127.0.0.1:${port}`, '--ready-when', 'notify', '--status-socket', socket, '--', 'sh', '-c', app]);
+    const run = await startPid1(['--health', `127.0.0.1:${port}`, '--ready-when', 'notify', '--status-socket', socket, '--', 'sh', '-c', app]);
     await run.waitFor('sent');
     expect((await answered(port, '/readyz', 200)).body).toBe('ok: the app sent READY=1 (app: with a descriptor)\n');
     // A stranger sharing the network namespace (here: the host, outside sexton's PID namespace).

@@ -5,7 +5,7 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ownSocketInodes, status } from '../support/observability';
 import { freePort } from '../support/http';
-import { requireBuilt, runAsPid1, sleep, until, zombiesUnder } from '../support/pid1';
+import { requireBuilt, startPid1, sleep, until, zombiesUnder } from '../support/pid1';
 import { defaultStatusSocket, exchange, flood, Flood, openFds, stackLines, statusCodes } from '../support/listeners';
 
 /** The connection cap and per-connection deadline of docs/operations.md's table. */
@@ -26,7 +26,7 @@ afterEach(() => {
 
 /** sexton as PID 1 under RLIMIT_NOFILE 1024 with the stubborn child; stop with a 2 s grace period. */
 async function stubbornSexton(args: string[]) {
-  const run = await runAsPid1(['-v', '--grace', '2', ...args, '--', ...STUBBORN_CHILD], { launcher: NOFILE, timeoutMs: 60_000 });
+  const run = await startPid1(['-v', '--grace', '2', ...args, '--', ...STUBBORN_CHILD], { launcher: NOFILE, timeoutMs: 60_000 });
   await run.waitFor('ready');
   return run;
 }
@@ -82,7 +82,7 @@ describe('the metrics server', () => {
 
   it('shrinks its cap to what RLIMIT_NOFILE 64 leaves, keeping the stop reserve free under a flood', async () => {
     const port = await freePort();
-    const run = await runAsPid1(['-v', '--grace', '2', '--metrics', `127.0.0.1:${port}`, '--', ...STUBBORN_CHILD],
+    const run = await startPid1(['-v', '--grace', '2', '--metrics', `127.0.0.1:${port}`, '--', ...STUBBORN_CHILD],
       { launcher: ['prlimit', '--nofile=64', '--'], timeoutMs: 60_000 });
     await run.waitFor(`metrics on http://127.0.0.1:${port}/metrics`, 'stderr');
     const cap = Number(/room for (\d+) connection\(s\) at once, not 32, with 16 descriptors kept for the stop/.exec(run.stderr())?.[1]);
@@ -98,7 +98,7 @@ describe('the metrics server', () => {
 
   it('answers malformed, oversized, pipelined and bodied requests with one status and a close; lets slow clients go at the deadline', async () => {
     const port = await freePort();
-    const run = await runAsPid1(['-v', '--metrics', `127.0.0.1:${port}`, '--', 'sleep', '1000'], { timeoutMs: 60_000 });
+    const run = await startPid1(['-v', '--metrics', `127.0.0.1:${port}`, '--', 'sleep', '1000'], { timeoutMs: 60_000 });
     await run.waitFor(`metrics on http://127.0.0.1:${port}/metrics`, 'stderr');
     const idle = openFds(run.pid1);
     const target = { port };

@@ -5,7 +5,7 @@
 import * as net from 'node:net';
 import { beforeAll, expect, it } from 'vitest';
 import { freePort } from '../support/http';
-import { requireBuilt, runAsPid1, sleep } from '../support/pid1';
+import { requireBuilt, startPid1, sleep } from '../support/pid1';
 import { switchesByThread } from '../support/processes';
 
 
@@ -16,7 +16,7 @@ beforeAll(requireBuilt);
 
 it('an idle sexton serving metrics never wakes; a connection that sends nothing is closed after 10 s', async () => {
   const port = await freePort();
-  const run = await runAsPid1(['-v', '--metrics', `127.0.0.1:${port}`, '--', 'sleep', '100000'], { timeoutMs: 80_000 });
+  const run = await startPid1(['-v', '--metrics', `127.0.0.1:${port}`, '--', 'sleep', '100000'], { timeoutMs: 80_000 });
   const started = Date.now();
   await run.waitFor(`metrics on http://127.0.0.1:${port}/metrics`, 'stderr');
   // Settled: past the page release that follows listening, and past V8's memory reducer, which

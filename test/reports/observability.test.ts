@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync, statSync, symlinkSync, writeFile
 import * as path from 'node:path';
 import { execa } from 'execa';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { requireBuilt, ROOT, runAsPid1, SEXTON, until, zombiesUnder } from '../support/pid1';
+import { requireBuilt, ROOT, startPid1, SEXTON, until, zombiesUnder } from '../support/pid1';
 import { checkMetrics, freshDir, leakingApp, namespacePid, ownSocketInodes, promtool, removeDirs, sample, status, statusJson, unixSocketInode } from '../support/observability';
 import { freePort } from '../support/http';
 import { childrenOf } from '../../src/harness/namespace';
@@ -25,7 +25,7 @@ describe('sexton status', () => {
   it('describes a leaking zombie pod as a table and as JSON', async () => {
     const socket = path.join(freshDir(), 'status.sock');
     // The daemon takes its socket path from the environment variable, the client from --socket.
-    const run = await runAsPid1(['--', ...ZOMBIE_POD], { env: { SEXTON_STATUS_SOCKET: socket } });
+    const run = await startPid1(['--', ...ZOMBIE_POD], { env: { SEXTON_STATUS_SOCKET: socket } });
     await run.waitFor('zombie-pod-started');
     const s = await until(async () => {
       const snap = existsSync(socket) ? await statusJson(socket, run.pid1) : undefined;
@@ -68,7 +68,7 @@ describe('sexton status', () => {
 
   it('is a liveness probe: --max-zombies N exits 1 only when more than N zombies exist', async () => {
     const socket = path.join(freshDir(), 'status.sock');
-    const run = await runAsPid1(['--status-socket', socket, '--', ...ZOMBIE_POD]);
+    const run = await startPid1(['--status-socket', socket, '--', ...ZOMBIE_POD]);
     await run.waitFor('zombie-pod-started');
     await until(async () => existsSync(socket) && (await statusJson(socket, run.pid1)).zombieCount === 3, 10_000, 'three zombies');
 
@@ -84,7 +84,7 @@ describe('sexton status', () => {
 
   it('keeps its socket owner-only and removes it at exit', async () => {
     const socket = path.join(freshDir(), 'status.sock');
-    const run = await runAsPid1(['--status-socket', socket, '--', ...leakingApp(0, 0)]);
+    const run = await startPid1(['--status-socket', socket, '--', ...leakingApp(0, 0)]);
     await run.waitFor('ready');
     // Bound under umask 022 (owner-only write, so owner-only connect), then made 0600.
     await until(() => existsSync(socket) && (statSync(socket).mode & 0o777) === 0o600, 5000, 'the status socket, mode 600');
@@ -99,7 +99,7 @@ describe('sexton status', () => {
 
   it('counts orphans by command and signals received, forwarded and dropped by name', async () => {
     const socket = path.join(freshDir(), 'status.sock');
-    const run = await runAsPid1(['--status-socket', socket, '--rewrite', 'USR1:none', '--', ...leakingApp(15, 0)]);
+    const run = await startPid1(['--status-socket', socket, '--rewrite', 'USR1:none', '--', ...leakingApp(15, 0)]);
     await run.waitFor('ready');
     run.signal('SIGUSR2');
     await run.waitFor('USR2');
@@ -123,7 +123,7 @@ describe('sexton status', () => {
 
   it('counts the orphans workload by command name', async () => {
     const socket = path.join(freshDir(), 'status.sock');
-    const run = await runAsPid1(['--status-socket', socket, '--', ...workload('orphans', '50')]);
+    const run = await startPid1(['--status-socket', socket, '--', ...workload('orphans', '50')]);
     await run.waitFor('orphans-created');
     const snap = await until(async () => {
       const s = existsSync(socket) ? await statusJson(socket, run.pid1) : undefined;
@@ -149,7 +149,7 @@ describe('sexton status', () => {
 
     // A socket file left behind by a sexton that was SIGKILLed: nobody listens there any more.
     const stale = path.join(dir, 'stale.sock');
-    const run = await runAsPid1(['--status-socket', stale, '--', ...leakingApp(0, 0)]);
+    const run = await startPid1(['--status-socket', stale, '--', ...leakingApp(0, 0)]);
     await run.waitFor('ready');
     await until(() => existsSync(stale), 5000, 'the status socket');
     run.signal('SIGKILL');
@@ -178,7 +178,7 @@ describe('status socket on and off', () => {
     const dir = freshDir();
     const precious = path.join(dir, 'data.txt');
     writeFileSync(precious, 'precious\n');
-    const run = await runAsPid1(['--status-socket', precious, '--', ...leakingApp(0, 0)]);
+    const run = await startPid1(['--status-socket', precious, '--', ...leakingApp(0, 0)]);
     await run.waitFor('ready');
     // The status socket's start has met the file and left it: its line is the event.
     await run.waitFor(`status socket: ${precious} exists and is not a socket; leaving it alone`, 'stderr');
@@ -189,7 +189,7 @@ describe('status socket on and off', () => {
 
 
   it('listens by default as PID 1 on an abstract socket named after its PID namespace, and `sexton status` finds it', async () => {
-    const run = await runAsPid1(['--', ...leakingApp(0, 0)]);
+    const run = await startPid1(['--', ...leakingApp(0, 0)]);
     await run.waitFor('ready');
     const name = `@sexton-status.${statSync(`/proc/${run.pid1}/ns/pid`).ino}`;
     await until(() => unixSocketInode(run.pid1, name) !== undefined, 5000, `the abstract socket ${name}`);
@@ -204,7 +204,7 @@ describe('status socket on and off', () => {
 
   it('with an explicit path, its listening socket is the one bound there', async () => {
     const socket = path.join(freshDir(), 'status.sock');
-    const run = await runAsPid1(['--status-socket', socket, '--', ...leakingApp(0, 0)]);
+    const run = await startPid1(['--status-socket', socket, '--', ...leakingApp(0, 0)]);
     await run.waitFor('ready');
     await until(() => existsSync(socket), 5000, 'the status socket');
     const inode = unixSocketInode(run.pid1, socket);
@@ -213,10 +213,10 @@ describe('status socket on and off', () => {
   });
 
   it('holds no socket at all with --status-socket none and no metrics or stats file', async () => {
-    const run = await runAsPid1(['--status-socket', 'none', '--', ...leakingApp(3, 1)]);
+    const run = await startPid1(['-vv', '--status-socket', 'none', '--', ...leakingApp(3, 1)]);
     await run.waitFor('ready');
-    // The exporters start right after the child: give them ample time to (not) appear.
-    await new Promise((r) => setTimeout(r, 500));
+    // The exporters start after the child: once they say so (at -vv), none can appear any more.
+    await run.waitFor('exporters started: none', 'stderr');
     expect(ownSocketInodes(run.pid1)).toEqual([]);
   });
 });
@@ -226,7 +226,7 @@ describe('Prometheus metrics', () => {
     await promtool();  // fails the test when it cannot be installed
     const port = await freePort();
     const socket = path.join(freshDir(), 'status.sock');
-    const run = await runAsPid1(['--status-socket', socket, '--metrics', `127.0.0.1:${port}`, '--', ...leakingApp(10, 3)]);
+    const run = await startPid1(['--status-socket', socket, '--metrics', `127.0.0.1:${port}`, '--', ...leakingApp(10, 3)]);
     await run.waitFor('ready');
     run.signal('SIGUSR2');
     await run.waitFor('USR2');
@@ -285,7 +285,7 @@ describe('Prometheus metrics', () => {
     const oddName = path.join(dir, 'we"ir\\d');  // a quote and a backslash, both escaped in labels
     symlinkSync('/bin/true', oddName);
     const port = await freePort();
-    const run = await runAsPid1(['--status-socket', 'none', '--metrics', `127.0.0.1:${port}`, '--',
+    const run = await startPid1(['--status-socket', 'none', '--metrics', `127.0.0.1:${port}`, '--',
       'sh', '-c', '( "$0" & ); echo ready; exec sleep 100', oddName]);
     await run.waitFor('ready');
     const series = 'sexton_named_orphans_reaped_total{command="we\\"ir\\\\d"}';
@@ -297,7 +297,7 @@ describe('Prometheus metrics', () => {
   });
 
   it('rejects a bad --metrics address before starting anything', async () => {
-    const run = await runAsPid1(['--status-socket', 'none', '--metrics', 'nowhere', '--', 'true']);
+    const run = await startPid1(['--status-socket', 'none', '--metrics', 'nowhere', '--', 'true']);
     const result = await run.done();
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain("metrics 'nowhere': expected HOST:PORT");
@@ -308,7 +308,7 @@ describe('stats file', () => {
   it('is written shortly after start, rewritten on change only, atomically, and finally at exit', async () => {
     const dir = freshDir();
     const file = path.join(dir, 'stats.json');
-    const run = await runAsPid1(['--status-socket', 'none', '--stats-file', file, '--', ...leakingApp(5, 0)]);
+    const run = await startPid1(['--status-socket', 'none', '--stats-file', file, '--', ...leakingApp(5, 0)]);
     // Every read must parse: a reader never sees half a file.
     const read = () => (existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined);
     await until(() => existsSync(file), 3000, 'the stats file, shortly after start');
@@ -318,7 +318,9 @@ describe('stats file', () => {
     expect(first).toMatchObject({ pid: 1, role: 'init', phase: 'running', mainChild: { state: 'running' }, reaped: 10 });
     expect(first.orphansByCommand).toEqual({ true: 5, sh: 5 });
 
-    // Nothing changes: no rewrite (each atomic write is a rename, a new inode).
+    // Nothing changes: no rewrite (each atomic write is a rename, a new inode). The file's check
+    // runs once a second and says nothing when it finds no change, so two of them are waited out:
+    // no event marks a check that wrote nothing.
     const inode = statSync(file).ino;
     await new Promise((r) => setTimeout(r, 2500));
     expect(statSync(file).ino).toBe(inode);
@@ -348,12 +350,12 @@ describe('stats file', () => {
   it('is written at exit even when the command is over in moments, or cannot run at all', async () => {
     const dir = freshDir();
     const quick = path.join(dir, 'quick.json');
-    const done = await (await runAsPid1(['--status-socket', 'none', '--stats-file', quick, '--', 'sh', '-c', 'exit 4'])).done();
+    const done = await (await startPid1(['--status-socket', 'none', '--stats-file', quick, '--', 'sh', '-c', 'exit 4'])).done();
     expect(done.exitCode).toBe(4);
     expect(JSON.parse(readFileSync(quick, 'utf8')).mainChild).toMatchObject({ state: 'exited', exitCode: 4 });
 
     const broken = path.join(dir, 'broken.json');
-    const failed = await (await runAsPid1(['--status-socket', 'none', '--stats-file', broken, '--', 'no-such-command'])).done();
+    const failed = await (await startPid1(['--status-socket', 'none', '--stats-file', broken, '--', 'no-such-command'])).done();
     expect(failed.exitCode).toBe(127);
     expect(JSON.parse(readFileSync(broken, 'utf8')).mainChild).toMatchObject({ state: 'exited', exitCode: 127 });
   });
@@ -361,7 +363,7 @@ describe('stats file', () => {
   it('is rewritten when zombies appear, not only when counters move', async () => {
     const file = path.join(freshDir(), 'stats.json');
     // After 2 s a live `sleep` starts holding a zombie: no reap, no signal, only /proc changes.
-    const run = await runAsPid1(['--status-socket', 'none', '--stats-file', file, '--',
+    const run = await startPid1(['--status-socket', 'none', '--stats-file', file, '--',
       'sh', '-c', '(sleep 2; exec sh -c ": & exec sleep 100") & echo ready; exec sleep 100']);
     await run.waitFor('ready');
     await until(() => existsSync(file), 3000, 'the stats file');
@@ -373,7 +375,7 @@ describe('stats file', () => {
 
 describe('JSON logs', () => {
   it('writes one JSON object per line, with fields on the survivor lines', async () => {
-    const run = await runAsPid1(['--status-socket', 'none', '--log-format', 'json', '-v', '--grace', '1', '--', ...leakingApp(2, 2)]);
+    const run = await startPid1(['--status-socket', 'none', '--log-format', 'json', '-v', '--grace', '1', '--', ...leakingApp(2, 2)]);
     await run.waitFor('ready');
     run.signal('SIGTERM');
     const result = await run.done();

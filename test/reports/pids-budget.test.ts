@@ -8,7 +8,7 @@ import { afterEach, beforeAll, expect, it } from 'vitest';
 import { PidsCgroup } from '../support/cgroups';
 import { namespacePid, sample, status, statusJson } from '../support/observability';
 import { freePort } from '../support/http';
-import { requireBuilt, runAsPid1, SLOWDOWN, until } from '../support/pid1';
+import { requireBuilt, startPid1, SLOWDOWN, until } from '../support/pid1';
 import { hostDescendants, procStat } from '../support/processes';
 import { childrenOf } from '../../src/harness/namespace';
 
@@ -30,7 +30,7 @@ afterEach(async () => {
 it('reports pids.current and pids.max, and flags a leftover outside the main child with its age', async () => {
   cgroup = new PidsCgroup('health-budget', 300);
   const socket = `@sexton-health-budget.${process.pid}`;
-  const run = await runAsPid1(['--status-socket', socket, '--', 'sh', '-c', 'echo app-up; exec sleep 30'], { launcher: cgroup.wrap([]) });
+  const run = await startPid1(['--status-socket', socket, '--', 'sh', '-c', 'echo app-up; exec sleep 30'], { launcher: cgroup.wrap([]) });
   await run.waitFor('app-up');
   // An exec into the pod whose command outlives it: its child is re-parented to PID 1.
   execFileSync('nsenter', ['-t', String(run.pid1), '-p', '--', 'sh', '-c', 'setsid sleep 61 < /dev/null > /dev/null 2>&1 &']);
@@ -61,7 +61,7 @@ it('reports pids.current and pids.max, and flags a leftover outside the main chi
 it('shows the budget as metrics', async () => {
   cgroup = new PidsCgroup('health-metrics', 250);
   const port = await freePort();
-  const run = await runAsPid1(['--metrics', `127.0.0.1:${port}`, '--', 'sleep', '30'], { launcher: cgroup.wrap([]) });
+  const run = await startPid1(['--metrics', `127.0.0.1:${port}`, '--', 'sleep', '30'], { launcher: cgroup.wrap([]) });
   const text = await until(async () => {
     const r = await fetch(`http://127.0.0.1:${port}/metrics`).then((x) => x.text()).catch(() => undefined);
     return r?.includes('sexton_pids_max') ? r : undefined;

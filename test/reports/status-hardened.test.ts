@@ -5,7 +5,7 @@ import { execa } from 'execa';
 import { chmodSync, copyFileSync, existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { requireBuilt, runAsPid1, SEXTON, until } from '../support/pid1';
+import { requireBuilt, startPid1, SEXTON, until } from '../support/pid1';
 import { freshDir, leakingApp, removeDirs, status, unixSocketInode } from '../support/observability';
 
 beforeAll(requireBuilt);
@@ -45,7 +45,7 @@ describe('a read-only root filesystem with no writable /run or /tmp', () => {
     // /run and /tmp made read-only in PID 1's own mount namespace (bound onto themselves, then
     // remounted read-only, so a checkout under /tmp stays reachable): no file can be created.
     const readOnly = (dir: string) => `mount --bind ${dir} ${dir} && mount -o remount,bind,ro ${dir}`;
-    const run = await runAsPid1(
+    const run = await startPid1(
       ['/bin/sh', '-c', `${readOnly('/run')} && ${readOnly('/tmp')} && exec "$@"`, 'sh',
         process.execPath, SEXTON, '--', ...leakingApp(0, 0)],
       { raw: true },
@@ -66,8 +66,8 @@ describe('a read-only root filesystem with no writable /run or /tmp', () => {
 
 describe('only its own namespace, only trusted callers', () => {
   it('sextons sharing a network namespace each answer their own PID namespace by default', async () => {
-    const a = await runAsPid1(['--', 'sh', '-c', 'echo ready; exec sleep 30 # A']);
-    const b = await runAsPid1(['--', 'sh', '-c', 'echo ready; exec sleep 30 # B']);
+    const a = await startPid1(['--', 'sh', '-c', 'echo ready; exec sleep 30 # A']);
+    const b = await startPid1(['--', 'sh', '-c', 'echo ready; exec sleep 30 # B']);
     await a.waitFor('ready');
     await b.waitFor('ready');
     for (const [run, mark] of [[a, 'A'], [b, 'B']] as const) {
@@ -80,10 +80,10 @@ describe('only its own namespace, only trusted callers', () => {
 
   it("refuses the sexton of another PID namespace on a shared socket path, in one line, exit 4", async () => {
     const shared = path.join(freshDir(), 'sexton.sock');  // a /run both namespaces share
-    const a = await runAsPid1(['--status-socket', shared, '--', 'sh', '-c', 'echo ready; exec sleep 30']);
+    const a = await startPid1(['--status-socket', shared, '--', 'sh', '-c', 'echo ready; exec sleep 30']);
     await a.waitFor('ready');
     await until(() => existsSync(shared), 5000, "A's socket");
-    const b = await runAsPid1(['--status-socket', 'none', '--', 'sh', '-c', 'echo ready; exec sleep 30']);
+    const b = await startPid1(['--status-socket', 'none', '--', 'sh', '-c', 'echo ready; exec sleep 30']);
     await b.waitFor('ready');
     // In B's namespace, the file (the hostPath both mount) leads to A, who is not visible there.
     const fromB = await statusInside(b.pid1, ['--socket', shared]);
@@ -98,7 +98,7 @@ describe('only its own namespace, only trusted callers', () => {
   });
 
   it('refuses a caller that is neither root nor its own uid, exit 4', async () => {
-    const run = await runAsPid1(['--', ...leakingApp(0, 0)]);
+    const run = await startPid1(['--', ...leakingApp(0, 0)]);
     await run.waitFor('ready');
     await until(() => unixSocketInode(run.pid1, defaultName(run.pid1)) !== undefined, 5000, 'the status socket');
     const nobody = await statusInside(run.pid1, [], { uid: 65534 });
@@ -110,13 +110,13 @@ describe('only its own namespace, only trusted callers', () => {
 
 describe('--status-socket none', () => {
   it('`sexton status` says the socket is off, exit 3', async () => {
-    const run = await runAsPid1(['--status-socket', 'none', '--', ...leakingApp(0, 0)]);
+    const run = await startPid1(['--status-socket', 'none', '--', ...leakingApp(0, 0)]);
     await run.waitFor('ready');
     const off = await statusInside(run.pid1);
     expect(off.exitCode).toBe(3);
     expect(off.stderr).toBe('sexton status: PID 1 is a sexton started with --status-socket none: its status socket is off');
 
-    const viaEnv = await runAsPid1(['--', ...leakingApp(0, 0)], { env: { SEXTON_STATUS_SOCKET: 'none' } });
+    const viaEnv = await startPid1(['--', ...leakingApp(0, 0)], { env: { SEXTON_STATUS_SOCKET: 'none' } });
     await viaEnv.waitFor('ready');
     const offEnv = await statusInside(viaEnv.pid1);
     expect(offEnv.exitCode).toBe(3);

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { checkMetrics, namespacePid, sample } from '../support/observability';
 import { freePort } from '../support/http';
-import { requireBuilt, runAsPid1, SEXTON, until } from '../support/pid1';
+import { requireBuilt, startPid1, SEXTON, until } from '../support/pid1';
 import { hostDescendants, procStat, track } from '../support/processes';
 import { childrenOf } from '../../src/harness/namespace';
 
@@ -31,7 +31,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
  * zombies exist, with the two holders' host pids.
  */
 async function leakingNamespace() {
-  const run = await runAsPid1(['sh', '-c', `(sleep 0 & exec ${holder} 60.1) & sleep 0 & exec ${holder} 60.2`], { raw: true, timeoutMs: 60_000 });
+  const run = await startPid1(['sh', '-c', `(sleep 0 & exec ${holder} 60.1) & sleep 0 & exec ${holder} 60.2`], { raw: true, timeoutMs: 60_000 });
   const init = await until(() => holding(run.pid1, '60.2'), 10_000, 'PID 1 holding its zombie');
   const app = await until(() => holding(run.pid1, '60.1'), 10_000, 'the app holding its zombie');
   expect(init).toBe(run.pid1);
@@ -91,7 +91,7 @@ describe('sexton scan on the real /proc', () => {
   });
 
   test('under sexton as PID 1, what is left is the app that never waits, never PID 1', async () => {
-    const run = await runAsPid1(['--', 'sh', '-c', `sleep 0 & exec ${holder} 60.1`]);
+    const run = await startPid1(['--', 'sh', '-c', `sleep 0 & exec ${holder} 60.1`]);
     const app = await until(() => holding(run.pid1, '60.1'), 10_000, 'the app under sexton holding its zombie');
     expect(procStat(app)?.ppid).toBe(run.pid1);
     const r = await scanCli(['--json']);

@@ -8,7 +8,7 @@ import { afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { Freezer, removeFreezers, requireFreezer } from '../support/freezer';
 import { checkMetrics, namespacePid, sample } from '../support/observability';
 import { freePort } from '../support/http';
-import { requireBuilt, runAsPid1, SEXTON, until } from '../support/pid1';
+import { requireBuilt, startPid1, SEXTON, until } from '../support/pid1';
 import { hostDescendants, procStat } from '../support/processes';
 import { track } from '../support/processes';
 
@@ -46,7 +46,7 @@ const sleeping = (pid: number) => {
 async function stuckNamespace(freezer: Freezer) {
   const join = freezer.joinShell;
   const script = `sh -c '${join} && exec sleep 61.1' & sh -c '${join} && exec sleep 61.2' & wait; exec sleep 30`;
-  const run = await runAsPid1(['sh', '-c', script], { raw: true, timeoutMs: 60_000 });
+  const run = await startPid1(['sh', '-c', script], { raw: true, timeoutMs: 60_000 });
   const find = (arg: string) => hostDescendants(run.pid1).find((pid) => cmdlineIs(pid, `sleep\0${arg}\0`));
   const killed = await until(() => find('61.1'), 10_000, 'the first sleep');
   const frozen = await until(() => find('61.2'), 10_000, 'the second sleep');

@@ -4,13 +4,13 @@
 // qemu-user-static, as PID 1 of a fresh PID namespace. qemu is called directly with -L (the
 // arm64 glibc of Debian's cross packages), so no binfmt registration is needed. The commands
 // sexton runs are this machine's x64 programs: qemu hands an exec of another architecture to
-// the kernel. Each run is bounded (runAsPid1's timeout) and killed by pid afterwards.
+// the kernel. Each run is bounded (startPid1's timeout) and killed by pid afterwards.
 import { execa } from 'execa';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { fixture, runAsPid1, until, zombiesUnder } from '../support/pid1';
+import { fixture, startPid1, until, zombiesUnder } from '../support/pid1';
 import { deliveries, sendAndAwait, SIG, trapChild } from '../support/signals';
 import { ARM64_SYSROOT, arm64NodeOfThisLine, installTarball, packTarball, QEMU_ARM64, underQemuArm64 } from '../support/shipping';
 
@@ -49,7 +49,7 @@ describe('linux-arm64 glibc: the installed tarball on arm64 Node under qemu', ()
 
   test('as PID 1 it runs on the arm64 glibc prebuild', async () => {
     // PID 1 is qemu running sexton: its mappings name the addon file that was loaded.
-    const run = await runAsPid1(sexton(['--', 'sh', '-c', 'grep -o "/[^ ]*\\.node$" /proc/1/maps | sort -u']), { raw: true, timeoutMs: 60_000 });
+    const run = await startPid1(sexton(['--', 'sh', '-c', 'grep -o "/[^ ]*\\.node$" /proc/1/maps | sort -u']), { raw: true, timeoutMs: 60_000 });
     const { exitCode, stdout, stderr } = await run.done();
     expect({ exitCode, stderr }).toEqual({ exitCode: 0, stderr: '' });
     expect(stdout.trim().split('\n')).toEqual([path.join(path.dirname(entry), '..', 'prebuilds', 'linux-arm64', 'sexton.glibc.node')]);
@@ -62,13 +62,13 @@ describe('linux-arm64 glibc: the installed tarball on arm64 Node under qemu', ()
       [['sh', '-c', 'kill -TERM $$'], 143],
       [['/nonexistent/command'], 127],
     ];
-    const runs = await Promise.all(cases.map(([argv]) => runAsPid1(sexton(['--', ...argv]), { raw: true, timeoutMs: 60_000 })));
+    const runs = await Promise.all(cases.map(([argv]) => startPid1(sexton(['--', ...argv]), { raw: true, timeoutMs: 60_000 })));
     const codes = await Promise.all(runs.map(async (run) => (await run.done()).exitCode));
     expect(codes).toEqual(cases.map(([, code]) => code));
   });
 
   test('as PID 1 it reaps every orphan of a running child', async () => {
-    const run = await runAsPid1(sexton(['-v', '--', 'sh', fixture('core-orphans.sh'), '200', '0', '2']), { raw: true, timeoutMs: 60_000 });
+    const run = await startPid1(sexton(['-v', '--', 'sh', fixture('core-orphans.sh'), '200', '0', '2']), { raw: true, timeoutMs: 60_000 });
     await run.waitFor('orphans made: 200', 'stdout', 30_000);
     await until(() => zombiesUnder(run.pid1).length === 0, 2000, 'zero zombies after the orphans finished');
     const result = await run.done();
@@ -79,7 +79,7 @@ describe('linux-arm64 glibc: the installed tarball on arm64 Node under qemu', ()
 
   test('signals sent to PID 1 reach the child; TERM stops it with its own status', async () => {
     const { SIGHUP, SIGUSR1, SIGTERM } = SIG;
-    const run = await runAsPid1(sexton(['--', ...trapChild([SIGHUP, SIGUSR1, SIGTERM])]), { raw: true, timeoutMs: 60_000 });
+    const run = await startPid1(sexton(['--', ...trapChild([SIGHUP, SIGUSR1, SIGTERM])]), { raw: true, timeoutMs: 60_000 });
     await run.waitFor('ready', 'stdout', 30_000);
     for (const signal of [SIGHUP, SIGUSR1, SIGTERM]) await sendAndAwait(run.pid1, run.stdout, signal, signal, { timeoutMs: 10_000 });
     const result = await run.done();
@@ -89,7 +89,7 @@ describe('linux-arm64 glibc: the installed tarball on arm64 Node under qemu', ()
 
   test('`sexton status` asks the running arm64 sexton over its socket', async () => {
     const socket = path.join(scratch, 'status.sock');
-    const run = await runAsPid1(sexton(['--status-socket', socket, '--', 'sh', fixture('core-orphans.sh'), '20', '0', '60']), { raw: true, timeoutMs: 90_000 });
+    const run = await startPid1(sexton(['--status-socket', socket, '--', 'sh', fixture('core-orphans.sh'), '20', '0', '60']), { raw: true, timeoutMs: 90_000 });
     await run.waitFor('orphans made: 20', 'stdout', 30_000);
     await until(() => existsSync(socket) && zombiesUnder(run.pid1).length === 0, 10_000, 'the socket and no zombies');
     // From the host, sexton is not PID 1 of our PID namespace: name its pid to trust it.

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { fixture, Pid1Run, runAsPid1, until } from './pid1';
+import { fixture, Pid1Run, startPid1, until } from './pid1';
 import { track } from './processes';
 
 export const HAPROXY = '/usr/sbin/haproxy';
@@ -58,7 +58,7 @@ export class Rig {
 
   /** The backend app under sexton (with `sextonArgs`) as PID 1 in the pod's namespace. */
   async startBackend(pod: Pod, name: string, sextonArgs: string[]): Promise<Pid1Run> {
-    const run = await runAsPid1([...sextonArgs, '--', process.execPath, fixture('drain-backend.cjs'), String(BACKEND_PORT), name], {
+    const run = await startPid1([...sextonArgs, '--', process.execPath, fixture('drain-backend.cjs'), String(BACKEND_PORT), name], {
       launcher: ['ip', 'netns', 'exec', pod.netns], timeoutMs: 60_000,
     });
     await run.waitFor(`${name} listening`);

@@ -61,11 +61,16 @@ export async function runInTerminal(args: string[], timeoutMs = 20_000, argv = s
   track(proc.pid);
   let screen = '';
   proc.stdout?.on('data', (d) => (screen += d));
-  // script → sh -c (or not, when sh execs) → unshare → PID 1.
-  const pid1 = await until(() => {
+  // script → sh -c (or not, when sh execs) → unshare → PID 1. script's exit ends the wait: a
+  // PID 1 gone before it was seen is not waited for.
+  let over = false;
+  void proc.finally(() => (over = true));
+  const found = await until<number | 'gone'>(() => {
     const unshare = hostDescendants(proc.pid as number).find((pid) => comm(pid) === 'unshare');
-    return unshare === undefined ? undefined : childrenOf(unshare)[0];
+    return (unshare === undefined ? undefined : childrenOf(unshare)[0]) ?? (over && 'gone');
   }, 10_000, 'PID 1 under script');
+  if (found === 'gone') throw new Error(`script ended before PID 1 was seen; the terminal showed: ${JSON.stringify(screen)}`);
+  const pid1 = found;
   await untilExecuted(pid1);
   return {
     proc,

@@ -1,8 +1,11 @@
-// Runs sexton (or anything) as PID 1 of a fresh PID namespace and watches it from outside.
-import { execa } from 'execa';
+// Starts sexton (or anything) as PID 1 of a fresh PID namespace and watches it from outside.
+// The start and the finding of PID 1 are the harness's (src/harness/namespace.ts), shared with the
+// harness and the bench; what stays here is the tests' own: output kept as text to assert on, a
+// private /run per run, and waits scaled by SLOWDOWN. startPid1 hands back the running PID 1, as
+// the bench's does; the harness's runAsPid1 runs to the end and hands back a report.
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { childrenOf, inPidNamespace } from '../../src/harness/namespace';
+import { findPid1, inPidNamespace, startInPidNamespace } from '../../src/harness/namespace';
 import { hostDescendants, procStat, startTimeOf, track } from './processes';
 
 
@@ -77,8 +80,10 @@ const PRIVATE_RUN = 'mount -t tmpfs -o size=1m sexton-test-run /run && exec "$@"
  * shared by two tests' sextons. sh execs, so `argv` keeps PID 1.
  */
 export function asPid1(argv: string[]): string[] {
-  return inPidNamespace(['/bin/sh', '-c', PRIVATE_RUN, 'sh', ...argv]);
+  return inPidNamespace(withPrivateRun(argv));
 }
+
+const withPrivateRun = (argv: string[]) => ['/bin/sh', '-c', PRIVATE_RUN, 'sh', ...argv];
 
 /**
  * Waits until PID 1 has left asPid1's shell for its command: until then its only child may be
@@ -87,15 +92,16 @@ export function asPid1(argv: string[]): string[] {
  * that is not the command either (a test that took it for one signalled the shell, 1 run in 10).
  */
 export async function untilExecuted(pid1: number): Promise<void> {
-  const running = () => {
-    try {
-      const cmdline = readFileSync(`/proc/${pid1}/cmdline`, 'utf8');
-      return cmdline !== '' && !cmdline.includes(PRIVATE_RUN) && !cmdline.startsWith('unshare\0');
-    } catch {
-      return true;  // gone already: a command over at once
-    }
-  };
-  await until(running, 10_000, 'PID 1 to exec its command');
+  await until(() => executed(pid1), 10_000, 'PID 1 to exec its command');
+}
+
+function executed(pid1: number): boolean {
+  try {
+    const cmdline = readFileSync(`/proc/${pid1}/cmdline`, 'utf8');
+    return cmdline !== '' && !cmdline.includes(PRIVATE_RUN) && !cmdline.startsWith('unshare\0');
+  } catch {
+    return true;  // gone already: a command over at once
+  }
 }
 
 /**
@@ -103,19 +109,15 @@ export async function untilExecuted(pid1: number): Promise<void> {
  * unshare blocks and does not forward signals, so signals go to PID 1's host pid.
  */
 function startUnshare(argv: string[], options: RunOptions) {
-  const [file, ...args] = [...(options.launcher ?? []), ...asPid1(argv)];
-  return execa(file, args, {
-    reject: false,
-    all: true,
-    env: { ...options.env },
+  return startInPidNamespace(withPrivateRun(argv), {
+    prefix: options.launcher,
+    env: options.env,
     input: options.input,
-    stdin: options.input === undefined ? 'ignore' : undefined,
-    timeout: (options.timeoutMs ?? 30_000) * SLOWDOWN,
-    killSignal: 'SIGKILL',
+    timeoutMs: (options.timeoutMs ?? 30_000) * SLOWDOWN,
   });
 }
 
-export async function runAsPid1(args: string[], options: RunOptions = {}): Promise<Pid1Run> {
+export async function startPid1(args: string[], options: RunOptions = {}): Promise<Pid1Run> {
   const argv = options.raw ? args : sextonArgv(args, options.nodeArgs);
   const started = Date.now();
   const proc = startUnshare(argv, options);
@@ -127,11 +129,7 @@ export async function runAsPid1(args: string[], options: RunOptions = {}): Promi
   proc.stderr?.on('data', (d) => (err += d));
   // A PID 1 that exits at once can be gone before the first look: unshare's exit is the event
   // that ends the wait then, and the run has no pid to signal (pid1 is 0).
-  let exited = false;
-  void proc.finally(() => (exited = true));
-  const seen = await until<number | 'gone'>(() => childrenOf(unsharePid)[0] ?? (exited && 'gone'), 10_000, 'PID 1 to start');
-  const pid1 = seen === 'gone' ? 0 : seen;
-  if (pid1) await untilExecuted(pid1);
+  const pid1 = await findPid1(unsharePid, proc, { timeoutMs: 20_000 * SLOWDOWN, ready: executed });
   const pid1Started = pid1 ? startTimeOf(pid1) : undefined;
   // Wait for sexton to be running its child before handing over: signals before that are racy.
   return {

@@ -5,7 +5,7 @@
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { FIXTURES, ROOT, runAsPid1, SEXTON, until } from './pid1';
+import { FIXTURES, ROOT, startPid1, SEXTON, until } from './pid1';
 
 const APP = path.join(FIXTURES, 'wrapper-app');
 const MODULES = path.join(ROOT, 'node_modules');
@@ -119,7 +119,7 @@ export async function runCase(c: WrapperCase, init: Init, options: RunCaseOption
   try {
     // sh only changes directory and execs: PID 1 is the init (or the CMD itself).
     const argv = ['/bin/sh', '-c', 'cd "$0" && exec "$@"', dir, ...init.argv, ...c.cmd];
-    const run = await runAsPid1(argv, { raw: true, env, timeoutMs: 60_000 });
+    const run = await startPid1(argv, { raw: true, env, timeoutMs: 60_000 });
     const ready = await until(() => existsSync(path.join(dir, 'ready')), options.readyTimeoutMs ?? 30_000).catch(() => false);
     if (!ready) {
       run.signal('SIGKILL');

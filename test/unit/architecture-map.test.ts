@@ -1,5 +1,6 @@
 // docs/architecture.md is the map: every file under src/ and native/ is named on a line of it,
 // so a new file cannot land without saying where it belongs.
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test } from 'vitest';
@@ -72,4 +73,15 @@ test("nothing is loose at test/'s root: each test file sits in a folder named fo
   const guide = readFileSync(path.join(root, 'docs', 'contributing.md'), 'utf8');
   const named = (folder: string) => guide.includes(`\`test/${folder}/\``);
   expect(folders.map((e) => e.name).filter((folder) => !['support', 'fixtures'].includes(folder) && !named(folder))).toEqual([]);
+});
+
+test('a unit test loads no addon and runs nothing of the build: the tier refuses both (test/support/unit-tier.ts)', () => {
+  const addon = path.join(root, 'build', 'Release', 'sexton.node');
+  expect(() => process.dlopen({ exports: {} } as NodeJS.Module, addon)).toThrow(/a unit test loads no addon/);
+  const sexton = path.join(root, 'dist', 'sexton.js');
+  expect(() => spawnSync(process.execPath, [sexton, '--version'])).toThrow(/a unit test runs nothing of the build/);
+  const unit = path.join(root, 'test', 'unit');
+  const runners = readdirSync(unit, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'))
+    .filter((f) => /from '(?:\.\.\/)+support\/pid1'/.test(readFileSync(path.join(unit, f), 'utf8')));
+  expect(runners, 'unit tests that import the PID-1 runner').toEqual([]);
 });

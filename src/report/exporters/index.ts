@@ -61,7 +61,8 @@ export class Exporters {
    * it or the shared snapshot's zombies change. */
   async start(changeKey: () => string): Promise<void> {
     this.statsFile?.watch(changeKey);
-    await Promise.all(this.httpListeners().map(([name, address, routes]) => new Promise<void>((settled) => {
+    const listeners = this.httpListeners();
+    await Promise.all(listeners.map(([name, address, routes]) => new Promise<void>((settled) => {
       const where = `http://${address.host.includes(':') ? `[${address.host}]` : address.host}:${address.port}`;
       const health = '/readyz' in routes;
       const line = name === 'health' ? `health on ${where}/livez and /readyz`
@@ -75,6 +76,9 @@ export class Exporters {
         settled();
       }, this.own);
     })));
+    // The last step of the start-up: after it, a socket or file that did not appear will not.
+    const started = [...(this.statsFile ? ['stats file'] : []), ...listeners.map(([name]) => name)];
+    this.log.debug(`exporters started: ${started.join(', ') || 'none'}`);
   }
 
   /** Something a snapshot reports has changed: the next caller gets a new snapshot, not the shared one. */

@@ -1,7 +1,10 @@
 // The one typed boundary: the addon exports exactly the functions Native declares, and a wrong
 // call throws a TypeError that names the call, instead of crashing or passing a bad value on.
+// What the policy takes as a fact of the C library, the addon confirms. (The addon itself is
+// loaded here, not in the unit tier, which loads nothing native.)
 import { expect, test } from 'vitest';
-import { loadNative, NATIVE_FUNCTIONS } from '../../../src/platform/native';
+import { loadNative, NATIVE_FUNCTIONS } from '../../src/platform/native';
+import { realtimeRange } from '../../src/platform/signals';
 
 const native = loadNative() as unknown as Record<string, (...args: unknown[]) => unknown>;
 
@@ -41,4 +44,8 @@ test.each([
 test('a right call still works', () => {
   expect(native.errorText(2)).toBe('No such file or directory');
   expect(native.signalRange()).toMatchObject({ rtmin: expect.any(Number), rtmax: 64 });
+});
+
+test("the real-time range is the C library's (asked through the addon)", () => {
+  expect(realtimeRange()).toEqual(loadNative().signalRange());
 });
