@@ -23,8 +23,9 @@ export async function measureExecCost({ calls }) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     const status = [SEXTON, 'status', '--socket', `@${name}`, '--pid', String(run.pid1)];
-    // Node 20 binds the whole sockaddr_un: socat must connect with the same length.
-    const socat = ['socat', '-u', `ABSTRACT-CONNECT:${name},unix-tightsocklen=0`, '-'];
+    // Node 22 and later bind the abstract name at its own length (Node 20 bound the whole
+    // sockaddr_un, which needed socat's unix-tightsocklen=0): socat's default matches it.
+    const socat = ['socat', '-u', `ABSTRACT-CONNECT:${name}`, '-'];
     const rounds = {
       probe: cost(tool.binary, calls, 0, [SEXTON, 'probe', '--timeout', '5', '--', 'true']),
       timeout: cost(tool.binary, calls, 0, ['timeout', '5', 'true']),
