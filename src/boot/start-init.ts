@@ -15,7 +15,8 @@ import { readFileSync } from 'node:fs';
 import type { Host } from '../platform/host';
 import { systemClock } from '../platform/host';
 import { DEFAULT, writeOrDrop } from '../platform/log';
-import { AddonLoadError, Native, StartError } from '../platform/native';
+import { AddonLoadError } from '../platform/load-native';
+import { Native, StartError } from '../platform/native';
 import { procShowsOwnNamespace } from '../platform/procfs';
 
 /** What the first handlers found (boot/first-handlers.ts): the addon, or why it failed. */

@@ -8,7 +8,7 @@ import {
   MAIN_EXIT_ANSWER_MS, mainExitMessages, STOP_DEADLINE_EXIT, STOP_DEADLINE_MARGIN_SECONDS, stopDeadlineFor, stopDeadlineMessage, stopDeadlineMilliseconds,
 } from '../../../src/init/stop-deadline';
 import { Logger } from '../../../src/platform/log';
-import { checkStopDeadline } from '../../../src/platform/native';
+import { checkStopDeadline } from '../../../src/platform/load-native';
 
 const context = (over: Partial<Parameters<typeof stopDeadlineFor>[0]> = {}) => ({
   stopSignal: 15, stopSignalName: 'TERM', drainCap: 0, grace: 10, isInit: true, childGroup: true, procTrusted: true,

@@ -1,7 +1,8 @@
 // The one typed boundary: the addon exports exactly the functions Native declares, and a wrong
 // call throws a TypeError that names the call, instead of crashing or passing a bad value on.
 import { expect, test } from 'vitest';
-import { loadNative, NATIVE_FUNCTIONS } from '../../../src/platform/native';
+import { loadNative } from '../../../src/platform/load-native';
+import { NATIVE_FUNCTIONS } from '../../../src/platform/native';
 
 const native = loadNative() as unknown as Record<string, (...args: unknown[]) => unknown>;
 

@@ -1,6 +1,6 @@
 // Signal names and numbers, as pure policy; and the real-time range against the C library's.
 import { expect, test } from 'vitest';
-import { loadNative } from '../../../src/platform/native';
+import { loadNative } from '../../../src/platform/load-native';
 import { parseSignal, realtimeRange, signalName } from '../../../src/platform/signals';
 
 test('names, SIG names, numbers and real-time offsets', () => {
