@@ -8,7 +8,7 @@ import type { Logger } from '../platform/log';
 import type { Host } from '../platform/host';
 import { cgroupChargeBytes, findMemoryCgroup, MemoryCgroup, oomKillCount, ownMemory } from '../platform/memory-cgroup';
 import type { Timers } from './loop';
-import { OOM_SCORE_ADJ_MAX, type OomPolicy } from '../config/options';
+import { OOM_SCORE_ADJ_MAX, type OomPolicy } from '../config/option-values';
 
 
 /**
