@@ -7,7 +7,7 @@ import { checkDescriptorRoom, descriptorsNeeded } from './descriptors';
 import { disableChildProcess, keepInitAlive, shedNodeOptions } from './guards';
 import { Supervisor } from '../init/supervisor';
 import { checkUsablePaths } from './usable-paths';
-import type { InitPlan, StartRequest } from '../init/supervisor-hooks';
+import type { InitPlan, StartRequest } from '../personalities/run';
 import { internalErrorText } from '../init/internal-error';
 import { stopSignalWarning } from '../init/stop-path';
 import { signalName } from '../platform/signals';

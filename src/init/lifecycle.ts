@@ -1,7 +1,7 @@
 // The init's one state and the stop sequence as a pure machine: inputs (the child's start and
 // exit, stop signals, the app's sd_notify datagrams, timers) in, actions out. No clock, no /proc,
 // no signals here: the supervisor's loop feeds the inputs and carries out the actions. Readiness
-// is a reader of this state (healthOf).
+// is a reader of this state (readiness.ts).
 //
 //   running ──stop signal──▶ draining (drain delay; with a quiet window,
 //      │                     until traffic stops) ──▶ stopping (grace period)
@@ -10,14 +10,20 @@
 //                             grace period over ──▶ killing: SIGKILL survivors
 //   no children left and the main child gone ──▶ finish (exit with its status)
 
-import type { HealthState } from '../report/exporters/health';
 import type { MainExit } from '../report/stats';
-import type { Notification, Rejection } from './sd-notify';
 
 export type Phase = 'starting' | 'running' | 'draining' | 'stopping' | 'killing';
 
-/** --ready-when: ready once the child runs, or once it sends READY=1. */
-export type ReadyWhen = 'started' | 'notify';
+/** What one sd_notify datagram says (readiness.ts reads it); keys sexton does not act on are left out. */
+export interface Notification {
+  ready?: boolean;
+  stopping?: boolean;
+  reloading?: boolean;
+  status?: string;
+}
+
+/** Why a datagram was ignored: each is counted. */
+export type Rejection = 'malformed' | 'oversized' | 'foreign' | 'descriptors';
 
 export type NotifyCounts = Record<Rejection | 'accepted', number>;
 
@@ -282,21 +288,4 @@ export class Lifecycle {
     if (n.ready !== undefined) app.ready = n.ready;
     return [];
   }
-}
-
-/**
- * Whether the pod should get traffic: the answer to GET /readyz and `sexton status --ready`.
- * stopArrivals: the stop signal's native counter, which the handler moves the instant the signal
- * arrives, so readiness drops before JS has even heard of the stop.
- */
-export function healthOf(s: Readonly<InitState>, readyWhen: ReadyWhen, stopArrivals: number): HealthState {
-  const status = s.app.status === undefined ? '' : ` (app: ${s.app.status})`;
-  const not = (why: string): HealthState => ({ live: true, ready: false, reason: `${why}${status}` });
-  if (stopArrivals > 0) return not('stopping: the stop signal arrived');
-  if (s.mainExited) return not('the main child has exited');
-  if (s.phase === 'starting') return not('starting');
-  if (s.app.stopping) return not('stopping: the app sent STOPPING=1');
-  if (readyWhen === 'notify' && !s.app.ready) return not('waiting for READY=1 from the app');
-  return { live: true, ready: true,
-    reason: `${readyWhen === 'notify' ? 'the app sent READY=1' : 'the main child runs'}${status}` };
 }

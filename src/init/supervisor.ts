@@ -1,9 +1,9 @@
-// The supervisor: the interpreter of the init's one loop. The reaper's events, the notifier's
+// The supervisor: the intake of the init's one loop. The reaper's events, the notifier's
 // notices, every timer and the listeners' answers come in as inputs (loop.ts), one at a time;
-// the lifecycle decides (lifecycle.ts), and the actions it returns are carried out here as
-// signals, timers, log lines and the exit. All it knows of the machine is the Host boot gave it.
+// the lifecycle decides (lifecycle.ts), and the executor carries out the actions it returns
+// (executor.ts). All it knows of the machine is the Host boot gave it.
 import { constants, errnoName } from '../platform/os-constants';
-import { Action, healthOf, Input, Lifecycle, Timer } from './lifecycle';
+import { Input, Lifecycle } from './lifecycle';
 import { commandCandidates, execFailure, rawArguments } from './command';
 import type { Host } from '../platform/host';
 import type { Logger } from '../platform/log';
@@ -17,20 +17,34 @@ import type { ProcessInfo } from '../platform/procfs';
 import { quote } from '../config/quote';
 import { applySignalPolicy, listenOnlyForPolicy, logSignalHandled } from './signal-policy';
 import { signalName } from '../platform/signals';
-import { summarize, toReapStats } from '../report/stats';
-import { exitStatus, leaks } from './exit-status';
+import { failStart } from './exit-status';
 import { Exporters } from '../report/exporters';
 import type { HealthState } from '../report/exporters/health';
-import type { SupervisorHooks } from './supervisor-hooks';
 import { internalErrorText } from './internal-error';
 import { setStopDeadline } from './stop-deadline';
-import { StopSteps } from './stop-steps';
+import { Executor, ExecutorParts } from './executor';
 import { TrafficDrain } from './drain';
-import { Notifications } from './notifications';
+import { healthOf, Notifications } from './readiness';
 import { SnapshotSource } from './snapshot-source';
 import { Loop, TimerInput, TimerName } from './loop';
 
 const { SIGKILL } = constants.signals;
+
+/**
+ * How a personality (src/personalities) changes the init: tini and dumb-init leave as soon as
+ * their main child does, and word some events their own way. sexton has none.
+ */
+export interface SupervisorHooks {
+  /** The main child was reaped: return true to exit at once with its status (no grace period). */
+  mainExited?(pid: number): boolean;
+  /**
+   * Each orphan reaped, once native.setReportOrphans(true) asked for them; `unreported` more
+   * were reaped before it with no report of their own (JS had fallen behind).
+   */
+  orphanReaped?(pid: number, unreported: number): void;
+  /** How a command that could not be executed is reported, and the status sexton exits with. */
+  execFailure?(command: string, errno: number): { message: string; exitCode: number } | undefined;
+}
 /**
  * How long after the child's start metrics, /livez, /readyz and the stats file come up: loading
  * node:http costs PID 1 ~17 ms of CPU (measured), which a command over within moments never needs.
@@ -43,9 +57,8 @@ export type Event = { kind: 'reap'; event: ReapEvent } | { kind: 'notice'; notic
 export class Supervisor {
   private readonly lifecycle: Lifecycle;
   private readonly loop: Loop<Event>;
-  /** The /proc scan of the step being carried out: one per step at most. */
-  private scan?: ProcessInfo[];
-  private readonly steps: StopSteps;
+  private readonly parts: ExecutorParts;
+  private readonly executor: Executor;
   private readonly tree: ProcessTree;
   private readonly memory: MemoryGuard;
   private readonly exporters: Exporters;
@@ -77,7 +90,10 @@ export class Supervisor {
       options, host, log, tree: this.tree, memory: this.memory, drain: this.drain,
       state: () => this.lifecycle.state, health: () => this.health(),
     });
-    this.steps = new StopSteps((action) => this.act(action), log);
+    const { tree, exporters, drain, lifecycle } = this;
+    this.parts = { host, options, log, lifecycle, tree, timers: this.loop, exporters, drain,
+      leavesWithMainChild: hooks.mainExited !== undefined };
+    this.executor = new Executor(this.parts);
   }
 
   /**
@@ -213,69 +229,7 @@ export class Supervisor {
 
   /** Feeds one input to the lifecycle and carries out what it decides (scan: /proc, if read already). */
   private step(input: Input, scan?: ProcessInfo[]): void {
-    this.scan = scan;
-    for (const action of this.lifecycle.step(input)) this.steps.run(action);
-  }
-
-  private processes(): ProcessInfo[] {
-    this.scan ??= this.tree.processes();
-    return this.scan;
-  }
-
-  private act(action: Action): void {
-    const { native } = this.host;
-    switch (action.kind) {
-      case 'log':
-        return this.log[action.level](action.message);
-      case 'report-zombie-parents':
-        return this.tree.blameZombieParents(this.processes(), this.log);
-      case 'forward-stop-signal': {
-        const as = this.options.rewrites.get(this.options.stopSignal) ?? this.options.stopSignal;
-        if (as > 0) native.signalMainChild(as);
-        return;
-      }
-      case 'terminate-daemons': {
-        const daemons = this.tree.reparented(this.processes(), this.lifecycle.state.mainPid);
-        if (daemons.length === 0) return;
-        this.log.info(
-          `sending TERM to ${daemons.length} re-parented process(es): ${daemons.map((p) => p.pid).join(' ')}`);
-        return this.tree.terminate(daemons);
-      }
-      case 'terminate-leftovers':
-        return this.tree.terminate(this.processes().filter((p) => p.state !== 'Z'));
-      case 'terminate-unseen':
-        return void native.signalEveryProcess(constants.signals.SIGTERM);
-      case 'kill-survivors':
-        try {
-          this.lifecycle.step({ kind: 'survivors-killed', count: this.tree.reportSurvivors(this.log) });
-        } finally {
-          this.tree.killAll();  // the kill never waits on the report
-        }
-        return;
-      case 'retry-failed-steps':
-        this.scan = undefined;  // read /proc afresh: descriptors may be back
-        return this.steps.retry((kinds) => this.log.warn(
-          `received ${signalName(this.options.stopSignal)} again: retrying ${kinds}`));
-      case 'report-unkillable':
-        this.tree.reportUnkillable(this.log);
-        return this.exporters.changed();  // a scrape in the second before the exit must name them
-      case 'watch-traffic':
-        return this.drain?.start();
-      case 'end-drain':
-        return this.drain?.forwarded(action.by);
-      case 'start-timer':
-        return this.startTimer(action.timer, action.seconds);
-      case 'cancel-timer':
-        return this.loop.cancel(action.timer);
-      case 'finish':
-        return this.finish();
-    }
-  }
-
-  /** The kill round repeats until the tree is empty; the others fire once. Only grace and drain keep sexton alive. */
-  private startTimer(timer: Timer, seconds: number): void {
-    this.loop.start(timer, seconds * 1000, { repeat: timer === 'kill-repeat', keepAlive: timer === 'grace'
-      || timer === 'drain' });
+    this.executor.run(this.lifecycle.step(input), scan);
   }
 
   private onReap(event: ReapEvent): void {
@@ -298,30 +252,7 @@ export class Supervisor {
     this.host.native.mainExitAnswered();  // the lifecycle has acted: the addon's watch becomes the deadline
   }
 
-  private finish(): never {
-    const stats = toReapStats(this.host.native.stats());
-    const { mainExit, survivorsKilled } = this.lifecycle.state;
-    const leaked = leaks(stats.orphansReaped, this.tree.heldZombies);
-    const { code, strictFailure } = exitStatus(mainExit, this.options, leaked);
-    try {  // the report and the stats file may fail (out of descriptors); the exit may not
-      this.drain?.finish();
-      if (strictFailure) this.log.error(`strict: ${leaked.join('; ')}`);
-      // The final stats file first: whoever reads the exit line may read the file at once.
-      this.exporters.close();
-      const noteworthy = this.lifecycle.shuttingDown || survivorsKilled > 0 || (stats.orphansReaped > 0
-        && !this.hooks.mainExited);
-      const killed = survivorsKilled ? `; killed ${survivorsKilled} survivor(s)` : '';
-      const line = `exiting with ${code}: ${summarize(stats)}${killed}`;
-      (noteworthy ? this.log.warn : this.log.info).call(this.log, line, { exitCode: code, ...stats });
-    } finally {
-      this.host.native.exit(code);
-    }
-  }
-
   private fail(message: string, exitCode: number): never {
-    this.log.error(message);
-    this.lifecycle.step({ kind: 'start-failed', exit: { exitCode, signal: 0 } });
-    this.exporters.close();  // a CI job reads the stats file most when the command was broken
-    return this.host.native.exit(exitCode);
+    return failStart(this.parts, message, exitCode);
   }
 }

@@ -1,9 +1,9 @@
 // The stop deadline as policy (src/init/stop-deadline.ts) and the steps that may fail on their
-// own (src/init/stop-steps.ts): no process, no clock.
+// own (src/init/executor.ts): no process, no clock.
 import { describe, expect, test } from 'vitest';
 import { KILL_BACKSTOP_SECONDS } from '../../../src/init/lifecycle';
 import type { Action } from '../../../src/init/lifecycle';
-import { StopSteps } from '../../../src/init/stop-steps';
+import { StopSteps } from '../../../src/init/executor';
 import {
   MAIN_EXIT_ANSWER_MS, mainExitMessages, STOP_DEADLINE_EXIT, STOP_DEADLINE_MARGIN_SECONDS, stopDeadlineFor, stopDeadlineMessage, stopDeadlineMilliseconds,
 } from '../../../src/init/stop-deadline';
