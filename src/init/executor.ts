@@ -1,18 +1,21 @@
-// The lifecycle's actions carried out: signals, /proc scans, timers, log lines and the exit.
-// Each step on its own: one that throws (a /proc read out of descriptors, a log write) is
-// reported in one line and the steps after it still run; a repeated stop signal carries out
-// again those that failed. A stop signal is never used up by a failure.
+// The lifecycle's actions carried out: signals, /proc scans, timers, log lines, and last the
+// exit with its report. Each step on its own: one that throws (a /proc read out of descriptors,
+// a log write) is reported in one line and the steps after it still run; a repeated stop signal
+// carries out again those that failed. A stop signal is never used up by a failure.
 import { constants } from '../platform/os-constants';
+import type { Host } from '../platform/host';
 import type { Logger } from '../platform/log';
 import type { ProcessInfo } from '../platform/procfs';
 import { signalName } from '../platform/signals';
 import type { Options } from '../config/options';
 import type { Exporters } from '../report/exporters';
+import { summarize, toReapStats } from '../report/stats';
 import type { TrafficDrain } from './drain';
-import { ExitParts, finish } from './exit-status';
+import { exitStatus, leaks } from './exit-status';
 import { internalErrorText } from './internal-error';
-import type { Action, Timer } from './lifecycle';
+import type { Action, Lifecycle, Timer } from './lifecycle';
 import type { Timers } from './loop';
+import type { MemoryGuard } from './memory';
 import type { ProcessTree } from './process-tree';
 
 export class StopSteps {
@@ -50,13 +53,19 @@ export class StopSteps {
   }
 }
 
-/** What the actions act on: the same parts the exit reads and closes. */
-export interface ExecutorParts extends ExitParts {
+/** The init's parts, made once by the supervisor: what the actions act on and the reports read. */
+export interface InitParts {
+  host: Host;
   options: Options;
+  log: Logger;
+  lifecycle: Lifecycle;
   tree: ProcessTree;
+  memory: MemoryGuard;
   timers: Timers;
   exporters: Exporters;
   drain?: TrafficDrain;
+  /** tini and dumb-init leave with their main child: the orphans they reaped are no news. */
+  leavesWithMainChild: boolean;
 }
 
 export class Executor {
@@ -64,7 +73,7 @@ export class Executor {
   private scan?: ProcessInfo[];
   private readonly steps: StopSteps;
 
-  constructor(private readonly parts: ExecutorParts) {
+  constructor(private readonly parts: InitParts) {
     this.steps = new StopSteps((action) => this.act(action), parts.log);
   }
 
@@ -124,8 +133,39 @@ export class Executor {
       case 'cancel-timer':
         return timers.cancel(action.timer);
       case 'finish':
-        return finish(this.parts);
+        return this.finish();
     }
+  }
+
+  /** The end of the init's life, the main child's status passed on: the one way out once it ran. */
+  private finish(): never {
+    const { host: { native }, options, log, lifecycle, tree, exporters, drain } = this.parts;
+    const stats = toReapStats(native.stats());
+    const { mainExit, survivorsKilled } = lifecycle.state;
+    const leaked = leaks(stats.orphansReaped, tree.heldZombies);
+    const { code, strictFailure } = exitStatus(mainExit, options, leaked);
+    try {  // the report and the stats file may fail (out of descriptors); the exit may not
+      drain?.finish();
+      if (strictFailure) log.error(`strict: ${leaked.join('; ')}`);
+      // The final stats file first: whoever reads the exit line may read the file at once.
+      exporters.close();
+      const noteworthy = lifecycle.shuttingDown || survivorsKilled > 0 || (stats.orphansReaped > 0
+        && !this.parts.leavesWithMainChild);
+      const killed = survivorsKilled ? `; killed ${survivorsKilled} survivor(s)` : '';
+      const line = `exiting with ${code}: ${summarize(stats)}${killed}`;
+      (noteworthy ? log.warn : log.info).call(log, line, { exitCode: code, ...stats });
+    } finally {
+      this.parts.host.native.exit(code);
+    }
+  }
+
+  /** The child could not be started: sexton leaves with exitCode, the stats file written. */
+  failStart(message: string, exitCode: number): never {
+    const { log, lifecycle, exporters } = this.parts;
+    log.error(message);
+    lifecycle.step({ kind: 'start-failed', exit: { exitCode, signal: 0 } });
+    exporters.close();  // a CI job reads the stats file most when the command was broken
+    return this.parts.host.native.exit(exitCode);
   }
 }
 

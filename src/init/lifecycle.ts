@@ -10,7 +10,7 @@
 //                             grace period over ──▶ killing: SIGKILL survivors
 //   no children left and the main child gone ──▶ finish (exit with its status)
 
-import type { MainExit } from '../report/stats';
+import type { DrainEndReason, MainExit } from '../report/stats';
 
 export type Phase = 'starting' | 'running' | 'draining' | 'stopping' | 'killing';
 
@@ -86,8 +86,6 @@ export type Input =
   | { kind: 'main-exited'; lastChild: boolean; leftovers: number | 'unseen'; exit?: MainExit }
   | { kind: 'no-children' };
 
-export type DrainEnd = 'quiet' | 'cap' | 'second-signal' | 'main-exited';
-
 export type Timer = 'drain' | 'grace' | 'kill-repeat' | 'kill-check' | 'backstop';
 
 export type Action =
@@ -111,7 +109,7 @@ export type Action =
   /** Watch the network namespace's traffic for the quiet window (only during a drain). */
   | { kind: 'watch-traffic' }
   /** A drain that watched traffic is over: why, for the operator's line. */
-  | { kind: 'end-drain'; by: DrainEnd }
+  | { kind: 'end-drain'; by: DrainEndReason }
   | { kind: 'start-timer'; timer: Timer; seconds: number }
   | { kind: 'cancel-timer'; timer: Timer }
   | { kind: 'finish' };
@@ -236,7 +234,7 @@ export class Lifecycle {
   }
 
   /** Only a drain that watched traffic has something to tell at its end. */
-  private endDrain(by: DrainEnd): Action[] {
+  private endDrain(by: DrainEndReason): Action[] {
     return this.settings.drainQuiet > 0 && this.phase === 'draining' ? [{ kind: 'end-drain', by }] : [];
   }
 

@@ -6,6 +6,7 @@ import { notifySocketAddress } from '../config/addresses';
 import { quote } from '../config/quote';
 import type { Logger } from '../platform/log';
 import { Datagram, Native, StartError } from '../platform/native';
+import type { Options } from '../config/options';
 import { errnoName } from '../platform/os-constants';
 import { readProcess } from '../platform/procfs';
 import type { HealthState } from '../report/exporters/health';
@@ -136,4 +137,14 @@ export function healthOf(s: Readonly<InitState>, readyWhen: ReadyWhen, stopArriv
   if (readyWhen === 'notify' && !s.app.ready) return not('waiting for READY=1 from the app');
   return { live: true, ready: true,
     reason: `${readyWhen === 'notify' ? 'the app sent READY=1' : 'the main child runs'}${status}` };
+}
+
+/**
+ * Readiness now. The stop signal's native counter, which the handler moves the instant the
+ * signal arrives: readiness drops before JS hears of it, whatever the drain delay.
+ */
+export function readinessNow(s: Readonly<InitState>, options: Pick<Options, 'readyWhen' | 'stopSignal'>,
+  native: Pick<Native, 'signalsReceived'>): HealthState {
+  const stop = options.stopSignal;
+  return healthOf(s, options.readyWhen, stop > 0 ? native.signalsReceived(stop) : 0);
 }

@@ -17,14 +17,13 @@ import type { ProcessInfo } from '../platform/procfs';
 import { quote } from '../config/quote';
 import { applySignalPolicy, listenOnlyForPolicy, logSignalHandled } from './signal-policy';
 import { signalName } from '../platform/signals';
-import { failStart } from './exit-status';
 import { Exporters } from '../report/exporters';
 import type { HealthState } from '../report/exporters/health';
 import { internalErrorText } from './internal-error';
 import { setStopDeadline } from './stop-deadline';
-import { Executor, ExecutorParts } from './executor';
+import { Executor, InitParts } from './executor';
 import { TrafficDrain } from './drain';
-import { healthOf, Notifications } from './readiness';
+import { Notifications, readinessNow } from './readiness';
 import { SnapshotSource } from './snapshot-source';
 import { Loop, TimerInput, TimerName } from './loop';
 
@@ -57,7 +56,7 @@ export type Event = { kind: 'reap'; event: ReapEvent } | { kind: 'notice'; notic
 export class Supervisor {
   private readonly lifecycle: Lifecycle;
   private readonly loop: Loop<Event>;
-  private readonly parts: ExecutorParts;
+  private readonly parts: InitParts;
   private readonly executor: Executor;
   private readonly tree: ProcessTree;
   private readonly memory: MemoryGuard;
@@ -86,24 +85,16 @@ export class Supervisor {
     const answered = () => this.loop.post({ kind: 'answered' });
     this.exporters = new Exporters(options, () => this.snapshots.take(), log, native, answered, () => this.health());
     this.drain = TrafficDrain.fromOptions(options, host, log, this.loop, this.exporters.own);
-    this.snapshots = new SnapshotSource({
-      options, host, log, tree: this.tree, memory: this.memory, drain: this.drain,
-      state: () => this.lifecycle.state, health: () => this.health(),
-    });
-    const { tree, exporters, drain, lifecycle } = this;
-    this.parts = { host, options, log, lifecycle, tree, timers: this.loop, exporters, drain,
+    const { tree, memory, exporters, drain, lifecycle } = this;
+    this.parts = { host, options, log, lifecycle, tree, memory, timers: this.loop, exporters, drain,
       leavesWithMainChild: hooks.mainExited !== undefined };
     this.executor = new Executor(this.parts);
+    this.snapshots = new SnapshotSource(this.parts);
   }
 
-  /**
-   * Readiness now. The stop signal's native counter, which the handler moves the instant the
-   * signal arrives: readiness drops before JS hears of it, whatever the drain delay.
-   */
+  /** Readiness now (readiness.ts). */
   health(): HealthState {
-    const stop = this.options.stopSignal;
-    return healthOf(this.lifecycle.state, this.options.readyWhen, stop > 0 ? this.host.native.signalsReceived(stop)
-      : 0);
+    return readinessNow(this.lifecycle.state, this.options, this.host.native);
   }
 
   start(): void {
@@ -253,6 +244,6 @@ export class Supervisor {
   }
 
   private fail(message: string, exitCode: number): never {
-    return failStart(this.parts, message, exitCode);
+    return this.executor.failStart(message, exitCode);
   }
 }
