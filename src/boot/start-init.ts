@@ -9,7 +9,7 @@ import { Supervisor } from '../init/supervisor';
 import { checkUsablePaths } from './usable-paths';
 import type { InitPlan, StartRequest } from '../personalities/run';
 import { internalErrorText } from '../init/internal-error';
-import { stopSignalWarning } from '../init/stop-path';
+import { stopSignalWarning } from '../init/signal-policy';
 import { signalName } from '../platform/signals';
 import { readFileSync } from 'node:fs';
 import type { Host } from '../platform/host';

@@ -29,9 +29,9 @@ export interface Options {
   stopSignal: number;
   /** The stop signal was named (flag or environment), not taken from the default. */
   stopSignalGiven?: boolean;
-  /** Seconds between the stop signal and forwarding it (with drainQuiet: at most). */
+  /** Seconds between the stop signal and forwarding it (with drainQuiet: at most); 0: forwarded at once. */
   drainDelay: number;
-  /** Seconds with no traffic in the network namespace that end the drain early; 0: off. */
+  /** Seconds with no traffic in the network namespace that end the drain early, the delay its cap; 0: off. */
   drainQuiet: number;
   /** Seconds the process tree gets to exit once the stop signal is forwarded. */
   grace: number;

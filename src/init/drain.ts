@@ -126,33 +126,25 @@ export class TrafficDrain {
   private last?: TrafficSample;
   /** Ports the app has listened on during the drain: it may close them at the forward. */
   private readonly appPorts = new Set<number>();
+  /** Probes of /readyz and scrapes of /metrics are sexton's own traffic, not the app's. */
   private readonly own: Set<number>;
   private warnedUnread = false;
 
+  /** Only with --drain-quiet. */
   constructor(
-    private readonly settings: { quietSeconds: number; capSeconds: number; ownPorts: number[] },
+    private readonly options: Pick<Options, 'drainQuiet' | 'drainDelay' | 'metrics' | 'health'>,
     private readonly host: Pick<Host, 'native' | 'clock'>,
     private readonly log: Logger,
     private readonly timers: Timers,
     private readonly listeners: OwnListeners,
   ) {
-    this.own = new Set(settings.ownPorts);
-  }
-
-  /** With --drain-quiet; undefined without. */
-  static fromOptions(options: Options, host: Host, log: Logger, timers: Timers,
-    listeners: OwnListeners): TrafficDrain | undefined {
-    if (options.drainQuiet <= 0) return undefined;
-    // Probes of /readyz and scrapes of /metrics are sexton's own traffic, not the app's.
-    const ownPorts = [options.metrics?.port, options.health?.port].filter((port): port is number => port !== undefined);
-    return new TrafficDrain({ quietSeconds: options.drainQuiet, capSeconds: options.drainDelay, ownPorts }, host, log,
-      timers, listeners);
+    this.own = new Set([options.metrics?.port, options.health?.port].filter((port) => port !== undefined));
   }
 
   /** At the stop signal. */
   start(): void {
     if (this.window) return;
-    const { quietSeconds, capSeconds } = this.settings;
+    const { drainQuiet: quietSeconds, drainDelay: capSeconds } = this.options;
     const host = hostNetworkSign();
     this.window = new QuietWindow(quietSeconds * 1000, capSeconds * 1000, this.host.clock.now(), host ? 'blind'
       : 'traffic');

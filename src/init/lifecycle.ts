@@ -10,6 +10,7 @@
 //                             grace period over ──▶ killing: SIGKILL survivors
 //   no children left and the main child gone ──▶ finish (exit with its status)
 
+import type { Options } from '../config/options';
 import type { DrainEndReason, MainExit } from '../report/stats';
 
 export type Phase = 'starting' | 'running' | 'draining' | 'stopping' | 'killing';
@@ -49,16 +50,8 @@ export interface InitState {
   app: AppState;
 }
 
-export interface LifecycleSettings {
-  /** Seconds between the stop signal and forwarding it; 0: the handler forwards it at once. */
-  drainDelay: number;
-  /**
-   * Seconds without traffic that end the drain before its delay, which is then its cap; 0: the
-   * drain lasts the whole delay. Never more than drainDelay (options.ts refuses it).
-   */
-  drainQuiet: number;
-  /** Seconds the tree gets once the stop signal is forwarded. */
-  grace: number;
+/** drainQuiet is never more than drainDelay (options.ts refuses it); drainDelay 0: the handler forwards the signal. */
+export interface LifecycleSettings extends Pick<Options, 'drainDelay' | 'drainQuiet' | 'grace'> {
   /** The stop signal's name, for the log. */
   stopSignalName: string;
   /** PID 1 reaches every process of its namespace even unseen (kill(-1)). */

@@ -3,11 +3,12 @@
 // (Supervisor.handle): a handler that posts waits its turn instead of running inside another.
 // Timers are named; the clock is the host's, so a test drives it by hand.
 import type { Clock } from '../platform/host';
+import type { Timer } from './lifecycle';
 
 /** Every timer of the init; each fires as a { kind: 'timer' } input. */
 export type TimerName =
-  // the stop sequence's (lifecycle.ts)
-  | 'drain' | 'grace' | 'kill-repeat' | 'kill-check' | 'backstop'
+  /** The stop sequence's. */
+  | Timer
   /** The exporters start a moment after the child. */
   | 'exporters'
   /** Zombies too young to blame at the stop are looked at again. */

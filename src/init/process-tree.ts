@@ -7,33 +7,14 @@ import type { Timers } from './loop';
 import { internalErrorText } from './internal-error';
 import { agesSeconds, commandOf, describeState, descendantsOf, listProcesses, ProcessInfo, readProcess, ScanBudget,
   scanProcesses, ZombieGroup, zombiesByParent } from '../platform/procfs';
-import { describeStuck, StuckDetail } from '../platform/unkillable';
+import { describeStuck, describeUnkillable } from '../platform/unkillable';
+import type { Unkillable } from '../report/snapshot';
+import type { StatsSnapshot } from '../report/stats';
 
 /** Processes named one line each when SIGKILL did not end them; the rest are counted. */
 export const MAX_UNKILLABLE_NAMED = 20;
-
-export interface Unkillable {
-  named: StuckDetail[];
-  /** Live processes beyond MAX_UNKILLABLE_NAMED. */
-  more: number;
-}
-
-/** One line's worth: `state D uninterruptible, wchan X, syscall Y, SIGKILL pending, on nfs4 …`. */
-export function describeUnkillable(d: StuckDetail): string {
-  const parts = [`state ${describeState(d.state)}`, `wchan ${d.wchan ?? '?'}`, `syscall ${d.syscall ?? '?'}`,
-    d.killPending ? 'SIGKILL pending' : 'no SIGKILL pending'];
-  if (d.mount) parts.push(`${d.mount.via} on ${d.mount.fstype} ${d.mount.source} at ${d.mount.mountPoint}`);
-  return parts.join(', ');
-}
-
 /** Outsiders named in a snapshot: the rest are counted (the report's cost stays bounded). */
 export const OUTSIDERS_SHOWN = 20;
-
-export interface Outsider {
-  pid: number;
-  command: string;
-  ageSeconds: number;
-}
 
 export const ZOMBIE_BLAME_MS = 500;
 
@@ -50,7 +31,7 @@ const keyOf = (p: ProcessInfo) => `${p.pid}:${p.startTime}`;
  * so not a reused pid) was already a zombie at an earlier look of sexton's, that long ago.
  * Every /proc look of the init records what it sees (the warm-up look 100 ms after the start,
  * each status, metrics or stats-file look, the stop); a zombie first seen at the stop is looked
- * at again ZOMBIE_BLAME_MS later if sexton is still there (process-tree.ts).
+ * at again ZOMBIE_BLAME_MS later if sexton is still there (blameZombieParents).
  */
 export class ZombieAges {
   private readonly firstSeen = new Map<string, number>();
@@ -156,7 +137,8 @@ export class ProcessTree {
    * Live processes that are not the main child nor below it (exec sessions, probe leftovers,
    * orphaned daemons), oldest first, at most `limit`; `count` is how many there are.
    */
-  outsiders(processes: ProcessInfo[], mainPid: number, limit = OUTSIDERS_SHOWN): { count: number; shown: Outsider[] } {
+  outsiders(processes: ProcessInfo[], mainPid: number, limit = OUTSIDERS_SHOWN):
+    StatsSnapshot['budget']['outsiders'] {
     const inTree = new Set([mainPid, ...descendantsOf(mainPid, processes).map((p) => p.pid)]);
     const outside = processes.filter((p) => !inTree.has(p.pid) && p.state !== 'Z' && p.pid !== this.ownPid);
     const ages = agesSeconds(outside, this.proc);

@@ -12,10 +12,9 @@ import { Notice, ReapEvent, StartError } from '../platform/native';
 import { EXIT } from '../config/exit-codes';
 import type { Options } from '../config/options';
 import { ProcessTree } from './process-tree';
-import { stopPathWarnings } from './stop-path';
 import type { ProcessInfo } from '../platform/procfs';
 import { quote } from '../config/quote';
-import { applySignalPolicy, listenOnlyForPolicy, logSignalHandled } from './signal-policy';
+import { applySignalPolicy, listenOnlyForPolicy, logSignalHandled, stopPathWarnings } from './signal-policy';
 import { signalName } from '../platform/signals';
 import { Exporters } from '../report/exporters';
 import type { HealthState } from '../report/exporters/health';
@@ -54,15 +53,10 @@ const EXPORTERS_DELAY_MS = 100;
 export type Event = { kind: 'reap'; event: ReapEvent } | { kind: 'notice'; notice: Notice } | { kind: 'answered' };
 
 export class Supervisor {
-  private readonly lifecycle: Lifecycle;
   private readonly loop: Loop<Event>;
+  /** The lifecycle and the collaborators that act on the machine, shared with the executor and the reports. */
   private readonly parts: InitParts;
   private readonly executor: Executor;
-  private readonly tree: ProcessTree;
-  private readonly memory: MemoryGuard;
-  private readonly exporters: Exporters;
-  /** With --drain-quiet: watches the traffic during a drain. */
-  private readonly drain?: TrafficDrain;
   private readonly notifications: Notifications;
   private readonly snapshots: SnapshotSource;
   private statusSocket: Promise<void> = Promise.resolve();
@@ -76,17 +70,16 @@ export class Supervisor {
     const { native, isInit, procTrusted, procRoot } = host;
     const report = (error: unknown) => log.error(
       `internal error (sexton keeps running): ${internalErrorText(error, log.verbosity)}`);
-    this.loop = new Loop<Event>(host.clock, (input) => this.handle(input), report);
-    this.tree = new ProcessTree(host, this.loop);
+    const loop = this.loop = new Loop<Event>(host.clock, (input) => this.handle(input), report);
     const { drainDelay, drainQuiet, grace, stopSignal } = options;
-    this.lifecycle = new Lifecycle({ drainDelay, drainQuiet, grace, stopSignalName: signalName(stopSignal), isInit });
-    this.memory = new MemoryGuard(host, log, options.childOomScoreAdj, this.loop);
+    const lifecycle = new Lifecycle({ drainDelay, drainQuiet, grace, stopSignalName: signalName(stopSignal), isInit });
     this.notifications = new Notifications(native, log, procTrusted, procRoot);
-    const answered = () => this.loop.post({ kind: 'answered' });
-    this.exporters = new Exporters(options, () => this.snapshots.take(), log, native, answered, () => this.health());
-    this.drain = TrafficDrain.fromOptions(options, host, log, this.loop, this.exporters.own);
-    const { tree, memory, exporters, drain, lifecycle } = this;
-    this.parts = { host, options, log, lifecycle, tree, memory, timers: this.loop, exporters, drain,
+    const answered = () => loop.post({ kind: 'answered' });
+    const exporters = new Exporters(options, () => this.snapshots.take(), log, native, answered, () => this.health());
+    this.parts = { host, options, log, lifecycle, exporters, timers: loop,
+      tree: new ProcessTree(host, loop),
+      memory: new MemoryGuard(host, log, options.childOomScoreAdj, loop),
+      drain: drainQuiet > 0 ? new TrafficDrain(options, host, log, loop, exporters.own) : undefined,
       leavesWithMainChild: hooks.mainExited !== undefined };
     this.executor = new Executor(this.parts);
     this.snapshots = new SnapshotSource(this.parts);
@@ -94,7 +87,7 @@ export class Supervisor {
 
   /** Readiness now (readiness.ts). */
   health(): HealthState {
-    return readinessNow(this.lifecycle.state, this.options, this.host.native);
+    return readinessNow(this.parts.lifecycle.state, this.options, this.host.native);
   }
 
   start(): void {
@@ -115,14 +108,14 @@ export class Supervisor {
     const subreaper = isInit || (options.subreaper && native.becomeSubreaper()) || native.isSubreaper();
     stopPathWarnings({ isInit, subreaper, procTrusted, ppid: host.ppid, pid1Name: host.pid1Name }).forEach(
       (w) => this.log.warn(w));
-    this.memory.watch();
+    this.parts.memory.watch();
     if (options.readyWhen === 'notify') this.notifications.open();
 
     const [command] = options.command;
     const argv = rawArguments(options.command, procTrusted);
     const candidates = commandCandidates(argv[0]);
-    const childOomScoreAdj = this.memory.childOomScoreAdj();  // from what sexton holds before it lets go
-    this.memory.releaseBeforeSpawn();
+    const childOomScoreAdj = this.parts.memory.childOomScoreAdj();  // from what sexton holds before it lets go
+    this.parts.memory.releaseBeforeSpawn();
     const result = native.spawn(argv, candidates, childOomScoreAdj, options.childSession);
     if (result.forkErrno !== 0) this.fail(
       `cannot start ${quote(command)}: fork failed (${errnoName(result.forkErrno)})`, EXIT.cannotRun);
@@ -139,7 +132,7 @@ export class Supervisor {
     this.catchUpOnStopSignals();  // one that came during start-up
     // The status socket now (binding a Unix socket costs ~0.5 ms; `sexton status` run at once
     // used to find nobody 8 times in 9), the rest once the child is on its way (see exporters/index.ts).
-    this.statusSocket = this.exporters.startStatusSocket();
+    this.statusSocket = this.parts.exporters.startStatusSocket();
     this.loop.start('exporters', EXPORTERS_DELAY_MS, { keepAlive: true });
   }
 
@@ -153,7 +146,7 @@ export class Supervisor {
   private handle(input: Event | TimerInput): void {
     if (input.kind === 'reap') return this.onReap(input.event);
     if (input.kind === 'notice') return this.onNotice(input.notice);
-    if (input.kind === 'answered') return this.memory.afterAnswer();
+    if (input.kind === 'answered') return this.parts.memory.afterAnswer();
     return this.onTimer(input.timer);
   }
 
@@ -163,24 +156,25 @@ export class Supervisor {
       case 'grace': return this.step({ kind: 'grace-over' });
       case 'kill-check': return this.step({ kind: 'kill-check' });
       case 'backstop': return this.step({ kind: 'backstop' });
-      case 'kill-repeat': return this.tree.killAll();
+      case 'kill-repeat': return this.parts.tree.killAll();
       case 'exporters': return this.startExporters();
-      case 'zombie-relook': return this.tree.blameZombieParents(this.tree.processes(), this.log, false);
-      case 'drain-sample': return void (this.drain?.tick() && this.step({ kind: 'traffic-quiet' }));
-      default: return this.memory.onTimer(timer);
+      case 'zombie-relook': return this.parts.tree.blameZombieParents(this.parts.tree.processes(), this.log, false);
+      case 'drain-sample': return void (this.parts.drain?.tick() && this.step({ kind: 'traffic-quiet' }));
+      default: return this.parts.memory.onTimer(timer);
     }
   }
 
   private startExporters(): void {
     // Zombies of live parents change without any counter moving: the stats file adds the shared
     // snapshot's count to this key. An OOM kill of a grandchild moves no counter of sexton's either.
-    const listening = this.exporters.start(() => {
+    const { lifecycle, memory } = this.parts;
+    const listening = this.parts.exporters.start(() => {
       const c = this.host.native.stats();
-      return `${this.lifecycle.phase} ${c.reaped} ${c.received.reduce((a, b) => a + b, 0)} ${this.memory.oomKills()}`;
+      return `${lifecycle.phase} ${c.reaped} ${c.received.reduce((a, b) => a + b, 0)} ${memory.oomKills()}`;
     });
     // The stop signal's first step is a /proc scan: its first run costs ~0.5 ms of Node's own
     // warm-up (later ones 0.05 ms), which is better spent now than between a TERM and the exit.
-    this.tree.processes();
+    this.parts.tree.processes();
     // Once the exporters listen, at the end of that turn of the event loop: released any
     // earlier, 5-8 MiB more file pages stayed resident until the first query (measured, RssFile
     // 5.5 MiB this way, 11-14 MiB released before listening). Not on a timer (no wake-up when
@@ -191,10 +185,10 @@ export class Supervisor {
   }
 
   private onNotice(notice: Notice): void {
-    if (notice.kind === 'oom') return this.memory.onOomKill();
+    if (notice.kind === 'oom') return this.parts.memory.onOomKill();
     if (notice.kind === 'lost') return this.catchUpOnStopSignals();  // JS fell behind a flood
     if (notice.kind === 'notify') {
-      for (const input of this.notifications.receiveWaiting(this.lifecycle.state.mainPid)) {
+      for (const input of this.notifications.receiveWaiting(this.parts.lifecycle.state.mainPid)) {
         const was = this.health().ready;
         this.step(input);
         const now = this.health();
@@ -203,7 +197,7 @@ export class Supervisor {
       }
       return;
     }
-    const mainPid = this.lifecycle.state.mainPid;
+    const mainPid = this.parts.lifecycle.state.mainPid;
     logSignalHandled(notice, this.options.pgroup ? `process group ${mainPid}` : `pid ${mainPid}`, this.log);
     if (notice.signal === this.options.stopSignal) this.catchUpOnStopSignals();
   }
@@ -220,7 +214,7 @@ export class Supervisor {
 
   /** Feeds one input to the lifecycle and carries out what it decides (scan: /proc, if read already). */
   private step(input: Input, scan?: ProcessInfo[]): void {
-    this.executor.run(this.lifecycle.step(input), scan);
+    this.executor.run(this.parts.lifecycle.step(input), scan);
   }
 
   private onReap(event: ReapEvent): void {
@@ -228,7 +222,7 @@ export class Supervisor {
     if (event.kind === 'no-children') return this.step({ kind: 'no-children' });
     this.catchUpOnStopSignals();  // a stop signal that killed it comes first, even if heard later
     const how = event.signal ? `was killed by ${signalName(event.signal)}` : `exited with code ${event.exitCode}`;
-    const oom = event.signal === SIGKILL && (this.memory.oomKills() ?? 0) > 0;
+    const oom = event.signal === SIGKILL && (this.parts.memory.oomKills() ?? 0) > 0;
     if (oom) this.log.warn(
       `main child (pid ${event.pid}) was killed by SIGKILL after an OOM kill in sexton's memory cgroup: most likely ` +
         `the OOM killer`);
@@ -236,7 +230,8 @@ export class Supervisor {
     // tini and dumb-init leave as soon as the main child has: to the lifecycle, nothing is left.
     const lastChild = this.hooks.mainExited?.(event.pid) || event.lastChild;
     // Scanned only when something may be left and the lifecycle may act on it.
-    const scan = !lastChild && this.lifecycle.phase !== 'killing' ? this.tree.processesOrUnseen(this.log) : [];
+    const { lifecycle, tree } = this.parts;
+    const scan = !lastChild && lifecycle.phase !== 'killing' ? tree.processesOrUnseen(this.log) : [];
     const leftovers = this.host.procTrusted && scan ? scan.filter((p) => p.state !== 'Z').length : 'unseen';
     this.step({ kind: 'main-exited', lastChild, leftovers, exit: { exitCode: event.exitCode, signal: event.signal } },
       scan);
