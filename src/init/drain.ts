@@ -170,8 +170,7 @@ export class TrafficDrain {
   /** At exit: the last count, and a line if the balancer kept sending after the forward. */
   finish(): void {
     if (!this.window) return;
-    if (this.timers.running('drain-sample')) this.tick();
-    this.timers.cancel('drain-sample');
+    if (this.timers.cancel('drain-sample')) this.tick();  // the last sample, if sampling went on
     const late = describeLateArrivals(this.window.report());
     if (late) this.log.warn(late);
   }

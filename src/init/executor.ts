@@ -1,22 +1,45 @@
 // The lifecycle's actions carried out: signals, /proc scans, timers, log lines, and last the
 // exit with its report. Each step on its own: one that throws (a /proc read out of descriptors,
 // a log write) is reported in one line and the steps after it still run; a repeated stop signal
-// carries out again those that failed. A stop signal is never used up by a failure.
+// carries out again those that failed. A stop signal is never used up by a failure. The status
+// sexton leaves with is the main child's, as a shell reports it, after --remap-exit, and under
+// --strict a failure when the child succeeded but its processes leaked.
 import { constants } from '../platform/os-constants';
 import type { Host } from '../platform/host';
 import type { Logger } from '../platform/log';
-import type { ProcessInfo } from '../platform/procfs';
+import type { ProcessInfo, ZombieGroup } from '../platform/procfs';
 import { signalName } from '../platform/signals';
+import { EXIT } from '../config/exit-codes';
 import type { Options } from '../config/options';
 import type { Exporters } from '../report/exporters';
-import { summarize, toReapStats } from '../report/stats';
+import { MainExit, summarize, toReapStats } from '../report/stats';
 import type { TrafficDrain } from './drain';
-import { exitStatus, leaks } from './exit-status';
 import { internalErrorText } from './internal-error';
-import type { Action, Lifecycle, Timer } from './lifecycle';
+import type { Action, Lifecycle } from './lifecycle';
 import type { Timers } from './loop';
 import type { MemoryGuard } from './memory';
 import type { ProcessTree } from './process-tree';
+
+/** What --strict fails on: orphans sexton had to reap, zombies live parents held. */
+export function leaks(orphansReaped: number, heldZombies: ZombieGroup[]): string[] {
+  const out: string[] = [];
+  if (orphansReaped > 0) out.push(`reaped ${orphansReaped} orphan(s) the child's processes left behind`);
+  for (const g of heldZombies) out.push(`pid ${g.pid} (${g.command}) held ${g.zombies} zombie(s)`);
+  return out;
+}
+
+/**
+ * 128 + N for a signal (PID 1 cannot re-raise it on itself), else the code; remapped codes are
+ * 0. `mainExit` undefined: the child outlived SIGKILL (state D) and sexton leaves without it.
+ */
+export function exitStatus(mainExit: MainExit | undefined, policy: Pick<Options, 'remapExit' | 'strict'>,
+  leaked: string[]): { code: number; strictFailure: boolean } {
+  const exit = mainExit ?? { exitCode: 0, signal: constants.signals.SIGKILL };
+  const raw = exit.signal ? 128 + exit.signal : exit.exitCode;
+  const code = policy.remapExit.has(raw) ? 0 : raw;
+  const strictFailure = policy.strict && code === 0 && leaked.length > 0;
+  return { code: strictFailure ? EXIT.strict : code, strictFailure };
+}
 
 export class StopSteps {
   private failed: Action[] = [];
@@ -128,10 +151,14 @@ export class Executor {
         return drain?.start();
       case 'end-drain':
         return drain?.forwarded(action.by);
-      case 'start-timer':
-        return startTimer(timers, action.timer, action.seconds);
+      case 'start-timer': {
+        // The kill round repeats until the tree is empty; the others fire once. Only grace and drain keep sexton alive.
+        const { timer, seconds } = action;
+        return timers.start(timer, seconds * 1000, { repeat: timer === 'kill-repeat', keepAlive: timer === 'grace'
+          || timer === 'drain' });
+      }
       case 'cancel-timer':
-        return timers.cancel(action.timer);
+        return void timers.cancel(action.timer);
       case 'finish':
         return this.finish();
     }
@@ -167,10 +194,4 @@ export class Executor {
     exporters.close();  // a CI job reads the stats file most when the command was broken
     return this.parts.host.native.exit(exitCode);
   }
-}
-
-/** The kill round repeats until the tree is empty; the others fire once. Only grace and drain keep sexton alive. */
-function startTimer(timers: Timers, timer: Timer, seconds: number): void {
-  timers.start(timer, seconds * 1000, { repeat: timer === 'kill-repeat', keepAlive: timer === 'grace'
-    || timer === 'drain' });
 }

@@ -117,12 +117,11 @@ export const KILL_CHECK_SECONDS = 0.5;
 /** Exit anyway this long after SIGKILL, if something in state D refuses to go. */
 export const KILL_BACKSTOP_SECONDS = 2;
 
-const NO_COUNTS: NotifyCounts = { accepted: 0, malformed: 0, oversized: 0, foreign: 0, descriptors: 0 };
-
 export class Lifecycle {
   private readonly s: InitState = {
     phase: 'starting', mainPid: 0, mainExited: false, stopSignalsHandled: 0, survivorsKilled: 0,
-    app: { ready: false, stopping: false, counts: { ...NO_COUNTS } },
+    app: { ready: false, stopping: false, counts: { accepted: 0, malformed: 0, oversized: 0, foreign: 0,
+      descriptors: 0 } },
   };
 
   constructor(private readonly settings: LifecycleSettings) {}
@@ -166,12 +165,9 @@ export class Lifecycle {
         this.s.mainExit = input.exit;
         return [];
       case 'drain-over':
-        return this.phase === 'draining' ? [...this.endDrain('cap'), { kind: 'forward-stop-signal' },
-          ...this.startStopping()] : [];
+        return this.phase === 'draining' ? this.forwardAfterDrain('cap') : [];
       case 'traffic-quiet':
-        if (this.phase !== 'draining') return [];
-        return [...this.endDrain('quiet'), { kind: 'cancel-timer', timer: 'drain' }, { kind: 'forward-stop-signal' },
-          ...this.startStopping()];
+        return this.phase === 'draining' ? this.forwardAfterDrain('quiet') : [];
       case 'grace-over':
         this.s.phase = 'killing';
         return [
@@ -213,13 +209,8 @@ export class Lifecycle {
       return [...actions, ...watch, { kind: 'start-timer', timer: 'drain', seconds: drainDelay }];
     }
     if (this.phase === 'draining') {
-      return [
-        { kind: 'log', level: 'warn', message: `received ${name} again: skipping the rest of the drain delay` },
-        ...this.endDrain('second-signal'),
-        { kind: 'cancel-timer', timer: 'drain' },
-        { kind: 'forward-stop-signal' },
-        ...this.startStopping(),
-      ];
+      return [{ kind: 'log', level: 'warn', message: `received ${name} again: skipping the rest of the drain delay` },
+        ...this.forwardAfterDrain('second-signal')];
     }
     // Repeated stop signals reach the child, as they do without a delay (the handler's work).
     if (this.phase === 'stopping' && drainDelay > 0) return [{ kind: 'forward-stop-signal' }, retry];
@@ -229,6 +220,12 @@ export class Lifecycle {
   /** Only a drain that watched traffic has something to tell at its end. */
   private endDrain(by: DrainEndReason): Action[] {
     return this.settings.drainQuiet > 0 && this.phase === 'draining' ? [{ kind: 'end-drain', by }] : [];
+  }
+
+  /** The drain is over (its timer too, unless the cap is what ended it): the stop signal goes out. */
+  private forwardAfterDrain(by: DrainEndReason): Action[] {
+    const cancel: Action[] = by === 'cap' ? [] : [{ kind: 'cancel-timer', timer: 'drain' }];
+    return [...this.endDrain(by), ...cancel, { kind: 'forward-stop-signal' }, ...this.startStopping()];
   }
 
   /** The grace period starts with the stop signal's forwarding; daemons get TERM with it. */

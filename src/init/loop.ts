@@ -21,8 +21,8 @@ export type TimerName =
 export interface Timers {
   /** Starts `name` unless it runs; `ms` 0 with soon: once this turn of the event loop is over. */
   start(name: TimerName, ms: number, how?: { repeat?: boolean; keepAlive?: boolean; soon?: boolean }): void;
-  cancel(name: TimerName): void;
-  running(name: TimerName): boolean;
+  /** Whether it was running. */
+  cancel(name: TimerName): boolean;
 }
 
 export type TimerInput = { kind: 'timer'; timer: TimerName };
@@ -69,12 +69,8 @@ export class Loop<In> implements Timers {
     this.cancels.set(name, this.clock.after(ms, fire, { repeat, keepAlive }));
   }
 
-  cancel(name: TimerName): void {
+  cancel(name: TimerName): boolean {
     this.cancels.get(name)?.();
-    this.cancels.delete(name);
-  }
-
-  running(name: TimerName): boolean {
-    return this.cancels.has(name);
+    return this.cancels.delete(name);
   }
 }

@@ -4,6 +4,7 @@
 // of newline-separated KEY=VALUE assignments, UTF-8.
 import { notifySocketAddress } from '../config/addresses';
 import { quote } from '../config/quote';
+import type { Host } from '../platform/host';
 import type { Logger } from '../platform/log';
 import { Datagram, Native, StartError } from '../platform/native';
 import type { Options } from '../config/options';
@@ -81,13 +82,12 @@ export function inMainTree(pid: number, mainPid: number, procTrusted: boolean,
 export class Notifications {
   private readonly warned = new Set<Rejection | 'ready'>();
 
-  constructor(private readonly native: Native, private readonly log: Logger, private readonly procTrusted: boolean,
-    private readonly procRoot: string) {}
+  constructor(private readonly host: Pick<Host, 'native' | 'procTrusted' | 'procRoot'>, private readonly log: Logger) {}
 
   /** NOTIFY_SOCKET in the environment the child inherits; before the spawn, so a failure is a StartError. */
   open(): void {
     const address = notifySocketAddress();
-    const errno = this.native.openNotifySocket(address);
+    const errno = this.host.native.openNotifySocket(address);
     if (errno !== 0) throw new StartError(`cannot open the sd_notify socket ${address} (${errnoName(errno)})`);
     if (process.env.NOTIFY_SOCKET) this.log.debug(
       `NOTIFY_SOCKET ${quote(process.env.NOTIFY_SOCKET)} is replaced by sexton's own for the child`);
@@ -96,7 +96,7 @@ export class Notifications {
 
   /** What is waiting on the socket (a turn's worth), judged: the lifecycle's inputs. */
   receiveWaiting(mainPid: number): Input[] {
-    const datagrams = this.native.receiveNotifications(DATAGRAMS_PER_TURN);
+    const datagrams = this.host.native.receiveNotifications(DATAGRAMS_PER_TURN);
     if (typeof datagrams !== 'number') return datagrams.flatMap((d) => this.judge(d, mainPid));
     this.log.error(`sd_notify: receive failed (${errnoName(datagrams)})`);
     return [];
@@ -105,8 +105,8 @@ export class Notifications {
   private judge(d: Datagram, mainPid: number): Input[] {
     const out: Input[] = d.descriptors > 0 ? [
       { kind: 'app-rejected', why: 'descriptors' }] : [];  // closed; the text still counts
-    const read = (pid: number) => readProcess(pid, this.procRoot);
-    const parsed = d.truncated ? 'oversized' : d.pid === 0 || !inMainTree(d.pid, mainPid, this.procTrusted,
+    const read = (pid: number) => readProcess(pid, this.host.procRoot);
+    const parsed = d.truncated ? 'oversized' : d.pid === 0 || !inMainTree(d.pid, mainPid, this.host.procTrusted,
       read) ? 'foreign'
       : parseNotification(d.text);
     if (typeof parsed === 'object') {
@@ -139,10 +139,7 @@ export function healthOf(s: Readonly<InitState>, readyWhen: ReadyWhen, stopArriv
     reason: `${readyWhen === 'notify' ? 'the app sent READY=1' : 'the main child runs'}${status}` };
 }
 
-/**
- * Readiness now. The stop signal's native counter, which the handler moves the instant the
- * signal arrives: readiness drops before JS hears of it, whatever the drain delay.
- */
+/** Readiness now, from the state and the stop signal's native counter (whatever the drain delay). */
 export function readinessNow(s: Readonly<InitState>, options: Pick<Options, 'readyWhen' | 'stopSignal'>,
   native: Pick<Native, 'signalsReceived'>): HealthState {
   const stop = options.stopSignal;

@@ -43,6 +43,7 @@ export interface SupervisorHooks {
   /** How a command that could not be executed is reported, and the status sexton exits with. */
   execFailure?(command: string, errno: number): { message: string; exitCode: number } | undefined;
 }
+
 /**
  * How long after the child's start metrics, /livez, /readyz and the stats file come up: loading
  * node:http costs PID 1 ~17 ms of CPU (measured), which a command over within moments never needs.
@@ -67,13 +68,13 @@ export class Supervisor {
     private readonly host: Host,
     private readonly hooks: SupervisorHooks = {},
   ) {
-    const { native, isInit, procTrusted, procRoot } = host;
+    const { native, isInit } = host;
     const report = (error: unknown) => log.error(
       `internal error (sexton keeps running): ${internalErrorText(error, log.verbosity)}`);
     const loop = this.loop = new Loop<Event>(host.clock, (input) => this.handle(input), report);
     const { drainDelay, drainQuiet, grace, stopSignal } = options;
     const lifecycle = new Lifecycle({ drainDelay, drainQuiet, grace, stopSignalName: signalName(stopSignal), isInit });
-    this.notifications = new Notifications(native, log, procTrusted, procRoot);
+    this.notifications = new Notifications(host, log);
     const answered = () => loop.post({ kind: 'answered' });
     const exporters = new Exporters(options, () => this.snapshots.take(), log, native, answered, () => this.health());
     this.parts = { host, options, log, lifecycle, exporters, timers: loop,
@@ -104,7 +105,7 @@ export class Supervisor {
           "forwards signals, but scans and names no process");
     }
     applySignalPolicy(native, options);
-    setStopDeadline(native, options, this.log, isInit, procTrusted);
+    setStopDeadline(host, options, this.log);
     const subreaper = isInit || (options.subreaper && native.becomeSubreaper()) || native.isSubreaper();
     stopPathWarnings({ isInit, subreaper, procTrusted, ppid: host.ppid, pid1Name: host.pid1Name }).forEach(
       (w) => this.log.warn(w));
