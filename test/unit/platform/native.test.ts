@@ -43,3 +43,9 @@ test('a right call still works', () => {
   expect(native.errorText(2)).toBe('No such file or directory');
   expect(native.signalRange()).toMatchObject({ rtmin: expect.any(Number), rtmax: 64 });
 });
+
+test('the stop deadline is checked where it crosses into the addon: C never gets a line that is two lines', () => {
+  // Signal 64, should the check be missing: no one sends it to the test's worker.
+  expect(() => native.setStopDeadline(64, 1000, 124, 'two\nlines\n', false, true, false, 0, 'a\n', 'b\n'))
+    .toThrow(/stop deadline: each line must be one line/);
+});
