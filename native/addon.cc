@@ -239,6 +239,9 @@ Napi::Value SetForwardToGroup(const Napi::CallbackInfo& info) {
 
 Napi::Value SetStopDeadline(const Napi::CallbackInfo& info) {
   Args args(info, "setStopDeadline(signal: number, milliseconds: number, exitCode: number, line: string, killNamespace: boolean, childGroup: boolean, walkProc: boolean, mainExitAnswerMs: number, mainExitTermLine: string, mainExitLine: string)");
+  // The values are checked at the typed boundary (src/platform/load-native.ts); these ranges are
+  // kept as the C invariants they guard: the signal indexes the counters (state.h), setitimer arms
+  // only with at least 1 ms, an exit status is a byte.
   StopDeadline deadline;
   deadline.signal = args.int32(0, 1, kMaxSignal - 1);
   deadline.milliseconds = args.int32(1, 1, INT_MAX);

@@ -29,7 +29,8 @@ struct StopDeadline {
   std::string main_exit_line;
 };
 
-// On the JS thread, before the spawn. A stop signal already counted arms it at once.
+// On the JS thread, before the spawn, once; the binding has checked the values. A stop signal
+// already counted arms it at once.
 void set_stop_deadline(const StopDeadline& deadline);
 
 // From the signal handler, for each signal received: the first stop signal arms the timer.

@@ -5,7 +5,8 @@
 // exists (and the stop sequence starts when policy catches up from the native counters).
 // Node's own start-up, before any of this runs, is a window no code of ours can close:
 // docs/operations.md gives its size.
-import { loadNative, Native } from '../platform/native';
+import type { Native } from '../platform/native';
+import { loadNative } from '../platform/load-native';
 import { requestedPersonality } from '../personalities/detect';
 import { isTool } from '../config/tools';
 

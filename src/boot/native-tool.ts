@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { PROBE_EXIT, STATUS_EXIT } from '../config/exit-codes';
 import { quote } from '../config/quote';
-import { loadNative } from '../platform/native';
+import { loadNative } from '../platform/load-native';
 import { writeOrDrop } from '../platform/log';
 import { errnoName } from '../platform/os-constants';
 import { nativeToolCandidates } from './native-tool-links';

@@ -7,15 +7,16 @@ import { checkDescriptorRoom, descriptorsNeeded } from './descriptors';
 import { disableChildProcess, keepInitAlive, shedNodeOptions } from './guards';
 import { Supervisor } from '../init/supervisor';
 import { checkUsablePaths } from './usable-paths';
-import type { InitPlan, StartRequest } from '../init/supervisor-hooks';
+import type { InitPlan, StartRequest } from '../personalities/run';
 import { internalErrorText } from '../init/internal-error';
-import { stopSignalWarning } from '../init/stop-path';
+import { stopSignalWarning } from '../init/signal-policy';
 import { signalName } from '../platform/signals';
 import { readFileSync } from 'node:fs';
 import type { Host } from '../platform/host';
 import { systemClock } from '../platform/host';
 import { DEFAULT, writeOrDrop } from '../platform/log';
-import { AddonLoadError, Native, StartError } from '../platform/native';
+import { AddonLoadError } from '../platform/load-native';
+import { Native, StartError } from '../platform/native';
 import { procShowsOwnNamespace } from '../platform/procfs';
 
 /** What the first handlers found (boot/first-handlers.ts): the addon, or why it failed. */

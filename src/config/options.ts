@@ -1,16 +1,17 @@
 // CLI flags and SEXTON_* environment variables → Options. Flags win over the environment.
-import { defaultSocketPaths, parseHostPort } from './addresses';
+import { defaultSocketPaths } from './addresses';
 import { INIT_EXIT_HELP } from './exit-codes';
 import type { LogFormat } from '../platform/log';
 import type { ChildSession } from '../platform/native';
 import { OPTION_TABLE, OptionSpec, optionNamed, optionsUsage, optionWithShort, variableOf } from './option-table';
 import { quote } from './quote';
 import { parseSignal, UNHANDLED } from '../platform/signals';
+import {
+  list, OomPolicy, parseBoolean, parseDrainQuiet, parseExitCode, parseListenAddress, parseOomPolicy, parseRewrite,
+  parseSeconds, signalOption, UsageError,
+} from './option-values';
 
-/** --child-oom-score-adj: 'auto', 'off' (leave it as inherited, like tini), or a value. */
-export type OomPolicy = 'auto' | 'off' | number;
-
-export const OOM_SCORE_ADJ_MAX = 1000;
+export { UsageError };
 
 export interface Options {
   command: string[];
@@ -28,9 +29,9 @@ export interface Options {
   stopSignal: number;
   /** The stop signal was named (flag or environment), not taken from the default. */
   stopSignalGiven?: boolean;
-  /** Seconds between the stop signal and forwarding it (with drainQuiet: at most). */
+  /** Seconds between the stop signal and forwarding it (with drainQuiet: at most); 0: forwarded at once. */
   drainDelay: number;
-  /** Seconds with no traffic in the network namespace that end the drain early; 0: off. */
+  /** Seconds with no traffic in the network namespace that end the drain early, the delay its cap; 0: off. */
   drainQuiet: number;
   /** Seconds the process tree gets to exit once the stop signal is forwarded. */
   grace: number;
@@ -51,8 +52,6 @@ export interface Options {
   /** Set by the dumb-init personality: a session of the child's own, or sexton's group. */
   childSession?: ChildSession;
 }
-
-export class UsageError extends Error {}
 
 /** A word the option syntax refuses; personalities word it as their peer's getopt does. */
 export class OptionSyntaxError extends UsageError {
@@ -132,87 +131,6 @@ export function scan(argv: string[], table: readonly OptionSpec[] = OPTION_TABLE
   return { given, command: argv.slice(i) };
 }
 
-function signalOption(text: string, what: string): number {
-  const n = parseSignal(text);
-  if (n === undefined) throw new UsageError(`${what}: unknown signal ${quote(text)}`);
-  return n;
-}
-
-function parseRewrite(text: string): [number, number] {
-  const m = /^([^:]+):([^:]+)$/.exec(text.trim());
-  const shown = `rewrite ${quote(text)}`;
-  if (!m) throw new UsageError(`${shown}: expected FROM:TO, e.g. TERM:INT or USR1:none`);
-  const from = signalOption(m[1], shown);
-  if (UNHANDLED.has(from)) throw new UsageError(
-    `${shown}: sexton never handles ${quote(m[1])}, so it cannot be rewritten`);
-  const to = /^(0|none)$/i.test(m[2].trim()) ? 0 : signalOption(m[2], shown);
-  return [from, to];
-}
-
-function parseExitCode(text: string): number {
-  const t = text.trim();
-  if (!/^\d+$/.test(t) || Number(t) > 255) throw new UsageError(`remap-exit ${quote(text)}: expected an exit code ` +
-    `from 0 to 255`);
-  return Number(t);
-}
-
-function parseSeconds(what: string, text: string): number {
-  const t = text.trim();
-  if (!/^\d+(\.\d+)?$/.test(t) || Number(t) > 86400) throw new UsageError(`${what} ${quote(text)}: expected seconds ` +
-    `from 0 to 86400, e.g. 10 or 0.5`);
-  return Number(t);
-}
-
-/** The shortest quiet window: traffic is sampled a few times within it, each sample ~0.1 ms. */
-export const DRAIN_QUIET_MIN = 0.1;
-
-function parseDrainQuiet(text: string, drainDelay: number): number {
-  const t = text.trim();
-  const seconds = /^\d+(\.\d+)?$/.test(t) ? Number(t) : NaN;
-  if (!(seconds >= DRAIN_QUIET_MIN && seconds <= 86400)) {
-    throw new UsageError(`drain-quiet ${quote(text)}: expected seconds from ${DRAIN_QUIET_MIN} to 86400, e.g. 2`);
-  }
-  if (seconds > drainDelay) {
-    throw new UsageError(
-      `drain-quiet ${seconds} is longer than drain-delay ${drainDelay}, its cap: give --drain-delay at ` +
-        `least ${seconds}`);
-  }
-  return seconds;
-}
-
-function parseBoolean(name: string, text: string): boolean {
-  if (/^(1|true|yes|on)$/i.test(text.trim())) return true;
-  if (/^(0|false|no|off)$/i.test(text.trim())) return false;
-  throw new UsageError(`${name}=${quote(text)}: expected 1 or 0`);
-}
-
-function parseOomPolicy(text: string): OomPolicy {
-  const t = text.trim().toLowerCase();
-  if (t === 'auto' || t === 'off') return t;
-  const n = Number(t);
-  if (!/^-?\d+$/.test(t) || Math.abs(n) > OOM_SCORE_ADJ_MAX) {
-    throw new UsageError(`child-oom-score-adj ${quote(text)}: expected auto, off or a number from -1000 to 1000`);
-  }
-  return n;
-}
-
-/** IP addresses and localhost only: as PID 1 sexton makes no DNS lookup (it would start threads). */
-function parseListenAddress(option: string, text: string): { host: string; port: number } {
-  const address = parseHostPort(text);
-  const shown = `${option} ${quote(text)}`;
-  if (!address) throw new UsageError(`${shown}: expected HOST:PORT, e.g. 0.0.0.0:19102 or [::]:19102`);
-  if (address.host === 'localhost') return { ...address, host: '127.0.0.1' };
-  // Node's own test: what it calls an IP it listens on without a lookup (net is loaded anyway
-  // for the exporters, and only when --metrics is given).
-  const { isIP } = require('node:net') as typeof import('node:net');
-  if (isIP(address.host) !== 0) return address;
-  throw new UsageError(`${shown}: HOST must be an IP address or localhost (sexton resolves no names as PID 1)`);
-}
-
-function list(text: string | undefined): string[] {
-  return (text ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
-}
-
 /** An empty variable is an error, not a default: `SEXTON_GRACE=` is a typo, not a wish. */
 function refuseEmptyVariables(env: NodeJS.ProcessEnv): void {
   for (const { env: name } of OPTION_TABLE) {
@@ -280,7 +198,7 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, isInit = false
   const remapExit = new Set(remapTexts.map(parseExitCode));
 
   const stopText = valueOrDefault('stop-signal');
-  const stopSignalGiven = has('stop-signal') || env.SEXTON_STOP_SIGNAL !== undefined;
+  const stopSignalGiven = has('stop-signal') || variable('stop-signal')[1] !== undefined;
   const stopSignal = signalOption(stopText, 'stop-signal');
   if (UNHANDLED.has(stopSignal)) throw new UsageError(`stop-signal ${quote(stopText)}: sexton never handles it`);
   const drainDelay = parseSeconds('drain-delay', valueOrDefault('drain-delay'));

@@ -42,7 +42,6 @@ export function commandCandidates(name: string | Buffer,
     : name]));
 }
 
-
 /**
  * Why execve said ENOENT for a file that is there: the interpreter its `#!` line names, or the
  * dynamic loader an ELF binary asks for (a binary built for another C library), is missing.

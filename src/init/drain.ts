@@ -1,16 +1,113 @@
 // The drain that waits for quiet (--drain-quiet): from the stop signal on, samples the network
 // namespace's traffic and says when none has reached the app for the quiet window. It runs only
-// during a stop: an idle sexton never samples. Policy in quiet.ts; this takes the samples.
+// during a stop: an idle sexton never samples. The policy over the samples is pure (no clock, no
+// kernel): what reached the app between two samples, when traffic last came, and what came
+// after the stop signal was forwarded (QuietWindow). The operator's lines are report/stats.ts's.
 import type { Logger } from '../platform/log';
 import type { Options } from '../config/options';
 import type { Host } from '../platform/host';
 import type { OwnListeners } from '../platform/own-listeners';
 import type { Timers } from './loop';
-import { tcpSockets } from '../platform/tcp-sockets';
-import { hostNetworkSign, readTcpCounters } from '../platform/netns';
+import { TCP_LISTEN, TcpSocket, tcpSockets } from '../platform/tcp-sockets';
+import { hostNetworkSign, readTcpCounters, TcpCounters } from '../platform/netns';
 import { errnoName } from '../platform/os-constants';
-import { describeDrain, describeLateArrivals } from '../report/stats';
-import { arrivalsBetween, DrainEndReason, DrainReport, listeningPorts, QuietWindow, TrafficSample } from './quiet';
+import { describeDrain, describeLateArrivals, DrainArrivals, DrainEndReason, DrainSnapshot } from '../report/stats';
+
+export interface TrafficSample {
+  /** Milliseconds, on any one clock. */
+  at: number;
+  /** undefined: /proc/net/snmp could not be read. */
+  counters?: TcpCounters;
+  /** undefined: the socket dump failed. */
+  sockets?: TcpSocket[];
+  /** Connections sexton's own listeners accepted so far (own-listeners.ts). */
+  ownAccepted: number;
+}
+
+export const NO_ARRIVALS: DrainArrivals = { connections: 0, requests: 0, resets: 0 };
+
+export const anyArrivals = (a: DrainArrivals): boolean => a.connections > 0 || a.requests > 0;
+
+/**
+ * What reached the app between two samples, or undefined when either could not be read.
+ * appPorts: the ports the app listens (or listened) on, the inbound side of its connections;
+ * ownPorts: sexton's own listeners, whose connections are not the app's traffic.
+ */
+export function arrivalsBetween(before: TrafficSample, after: TrafficSample, appPorts: ReadonlySet<number>,
+  ownPorts: ReadonlySet<number>): DrainArrivals | undefined {
+  if (!before.counters || !after.counters || !before.sockets || !after.sockets) return undefined;
+  // Own connections still in a listener's accept queue are counted by the kernel, not yet by sexton.
+  const ownWaiting = (sockets: TcpSocket[]) => sockets.filter((s) => s.state === TCP_LISTEN
+    && ownPorts.has(s.localPort)).reduce((n, s) => n + s.queued, 0);
+  const own = (after.ownAccepted + ownWaiting(after.sockets)) - (before.ownAccepted + ownWaiting(before.sockets));
+  const connections = Math.max(0, after.counters.passiveOpens - before.counters.passiveOpens - own);
+  const received = new Map(before.sockets.map((s) => [s.cookie, s.bytesReceived]));
+  let requests = 0;
+  for (const s of after.sockets) {
+    if (s.state === TCP_LISTEN || !appPorts.has(s.localPort) || ownPorts.has(s.localPort)) continue;
+    if (s.bytesReceived > (received.get(s.cookie) ?? 0)) requests++;
+  }
+  return { connections, requests, resets: Math.max(0, after.counters.outRsts - before.counters.outRsts) };
+}
+
+/** Ports the app listens on in this sample, sexton's own left out. */
+export function listeningPorts(sample: TrafficSample, ownPorts: ReadonlySet<number>): number[] {
+  return (sample.sockets ?? []).filter((s) => s.state === TCP_LISTEN && !ownPorts.has(s.localPort)).map(
+    (s) => s.localPort);
+}
+
+/** The quiet window's clock for one drain, started at the stop signal. */
+export class QuietWindow {
+  private lastTrafficAt?: number;
+  private forwardedAt?: number;
+  private endedBy?: DrainEndReason;
+  private unread = 0;
+  private late: DrainArrivals = { ...NO_ARRIVALS };
+
+  constructor(
+    private readonly quietMs: number,
+    private readonly capMs: number,
+    private readonly stoppedAt: number,
+    private readonly watch: DrainSnapshot['watch'],
+  ) {}
+
+  /** Takes what arrived up to `at` (undefined: unreadable); true once the window is quiet. */
+  observe(arrivals: DrainArrivals | undefined, at: number): boolean {
+    if (this.forwardedAt !== undefined) {
+      if (arrivals) this.late = { connections: this.late.connections + arrivals.connections,
+        requests: this.late.requests + arrivals.requests, resets: this.late.resets + arrivals.resets };
+      return false;
+    }
+    if (!arrivals) this.unread++;
+    // A sample that cannot be read may hide traffic: it counts as traffic.
+    if (!arrivals || anyArrivals(arrivals)) this.lastTrafficAt = at;
+    return this.watch === 'traffic' && at - (this.lastTrafficAt ?? this.stoppedAt) >= this.quietMs;
+  }
+
+  forwarded(by: DrainEndReason, at: number): void {
+    if (this.forwardedAt !== undefined) return;
+    this.forwardedAt = at;
+    this.endedBy = by;
+  }
+
+  get isForwarded(): boolean {
+    return this.forwardedAt !== undefined;
+  }
+
+  report(): DrainSnapshot {
+    const seconds = (at: number | undefined) => (at === undefined ? null : Math.round(at - this.stoppedAt) / 1000);
+    return {
+      quietSeconds: this.quietMs / 1000,
+      capSeconds: this.capMs / 1000,
+      watch: this.watch,
+      waitedSeconds: seconds(this.forwardedAt),
+      lastTrafficSeconds: seconds(this.lastTrafficAt),
+      endedBy: this.endedBy ?? null,
+      unreadSamples: this.unread,
+      afterForward: { ...this.late },
+    };
+  }
+}
 
 /** A namespace with more sockets than this is sampled in part: traffic on the rest is unseen. */
 const SOCKET_LIMIT = 65_536;
@@ -29,33 +126,25 @@ export class TrafficDrain {
   private last?: TrafficSample;
   /** Ports the app has listened on during the drain: it may close them at the forward. */
   private readonly appPorts = new Set<number>();
+  /** Probes of /readyz and scrapes of /metrics are sexton's own traffic, not the app's. */
   private readonly own: Set<number>;
   private warnedUnread = false;
 
+  /** Only with --drain-quiet. */
   constructor(
-    private readonly settings: { quietSeconds: number; capSeconds: number; ownPorts: number[] },
+    private readonly options: Pick<Options, 'drainQuiet' | 'drainDelay' | 'metrics' | 'health'>,
     private readonly host: Pick<Host, 'native' | 'clock'>,
     private readonly log: Logger,
     private readonly timers: Timers,
     private readonly listeners: OwnListeners,
   ) {
-    this.own = new Set(settings.ownPorts);
-  }
-
-  /** With --drain-quiet; undefined without. */
-  static fromOptions(options: Options, host: Host, log: Logger, timers: Timers,
-    listeners: OwnListeners): TrafficDrain | undefined {
-    if (options.drainQuiet <= 0) return undefined;
-    // Probes of /readyz and scrapes of /metrics are sexton's own traffic, not the app's.
-    const ownPorts = [options.metrics?.port, options.health?.port].filter((port): port is number => port !== undefined);
-    return new TrafficDrain({ quietSeconds: options.drainQuiet, capSeconds: options.drainDelay, ownPorts }, host, log,
-      timers, listeners);
+    this.own = new Set([options.metrics?.port, options.health?.port].filter((port) => port !== undefined));
   }
 
   /** At the stop signal. */
   start(): void {
     if (this.window) return;
-    const { quietSeconds, capSeconds } = this.settings;
+    const { drainQuiet: quietSeconds, drainDelay: capSeconds } = this.options;
     const host = hostNetworkSign();
     this.window = new QuietWindow(quietSeconds * 1000, capSeconds * 1000, this.host.clock.now(), host ? 'blind'
       : 'traffic');
@@ -81,13 +170,12 @@ export class TrafficDrain {
   /** At exit: the last count, and a line if the balancer kept sending after the forward. */
   finish(): void {
     if (!this.window) return;
-    if (this.timers.running('drain-sample')) this.tick();
-    this.timers.cancel('drain-sample');
+    if (this.timers.cancel('drain-sample')) this.tick();  // the last sample, if sampling went on
     const late = describeLateArrivals(this.window.report());
     if (late) this.log.warn(late);
   }
 
-  report(): DrainReport | null {
+  report(): DrainSnapshot | null {
     return this.window?.report() ?? null;
   }
 

@@ -1,7 +1,7 @@
 // The init's one state and the stop sequence as a pure machine: inputs (the child's start and
 // exit, stop signals, the app's sd_notify datagrams, timers) in, actions out. No clock, no /proc,
 // no signals here: the supervisor's loop feeds the inputs and carries out the actions. Readiness
-// is a reader of this state (healthOf).
+// is a reader of this state (readiness.ts).
 //
 //   running ──stop signal──▶ draining (drain delay; with a quiet window,
 //      │                     until traffic stops) ──▶ stopping (grace period)
@@ -10,14 +10,21 @@
 //                             grace period over ──▶ killing: SIGKILL survivors
 //   no children left and the main child gone ──▶ finish (exit with its status)
 
-import type { HealthState } from '../report/exporters/health';
-import type { MainExit } from '../report/stats';
-import type { Notification, Rejection } from './sd-notify';
+import type { Options } from '../config/options';
+import type { DrainEndReason, MainExit } from '../report/stats';
 
 export type Phase = 'starting' | 'running' | 'draining' | 'stopping' | 'killing';
 
-/** --ready-when: ready once the child runs, or once it sends READY=1. */
-export type ReadyWhen = 'started' | 'notify';
+/** What one sd_notify datagram says (readiness.ts reads it); keys sexton does not act on are left out. */
+export interface Notification {
+  ready?: boolean;
+  stopping?: boolean;
+  reloading?: boolean;
+  status?: string;
+}
+
+/** Why a datagram was ignored: each is counted. */
+export type Rejection = 'malformed' | 'oversized' | 'foreign' | 'descriptors';
 
 export type NotifyCounts = Record<Rejection | 'accepted', number>;
 
@@ -43,16 +50,8 @@ export interface InitState {
   app: AppState;
 }
 
-export interface LifecycleSettings {
-  /** Seconds between the stop signal and forwarding it; 0: the handler forwards it at once. */
-  drainDelay: number;
-  /**
-   * Seconds without traffic that end the drain before its delay, which is then its cap; 0: the
-   * drain lasts the whole delay. Never more than drainDelay (options.ts refuses it).
-   */
-  drainQuiet: number;
-  /** Seconds the tree gets once the stop signal is forwarded. */
-  grace: number;
+/** drainQuiet is never more than drainDelay (options.ts refuses it); drainDelay 0: the handler forwards the signal. */
+export interface LifecycleSettings extends Pick<Options, 'drainDelay' | 'drainQuiet' | 'grace'> {
   /** The stop signal's name, for the log. */
   stopSignalName: string;
   /** PID 1 reaches every process of its namespace even unseen (kill(-1)). */
@@ -80,8 +79,6 @@ export type Input =
   | { kind: 'main-exited'; lastChild: boolean; leftovers: number | 'unseen'; exit?: MainExit }
   | { kind: 'no-children' };
 
-export type DrainEnd = 'quiet' | 'cap' | 'second-signal' | 'main-exited';
-
 export type Timer = 'drain' | 'grace' | 'kill-repeat' | 'kill-check' | 'backstop';
 
 export type Action =
@@ -105,7 +102,7 @@ export type Action =
   /** Watch the network namespace's traffic for the quiet window (only during a drain). */
   | { kind: 'watch-traffic' }
   /** A drain that watched traffic is over: why, for the operator's line. */
-  | { kind: 'end-drain'; by: DrainEnd }
+  | { kind: 'end-drain'; by: DrainEndReason }
   | { kind: 'start-timer'; timer: Timer; seconds: number }
   | { kind: 'cancel-timer'; timer: Timer }
   | { kind: 'finish' };
@@ -120,12 +117,11 @@ export const KILL_CHECK_SECONDS = 0.5;
 /** Exit anyway this long after SIGKILL, if something in state D refuses to go. */
 export const KILL_BACKSTOP_SECONDS = 2;
 
-const NO_COUNTS: NotifyCounts = { accepted: 0, malformed: 0, oversized: 0, foreign: 0, descriptors: 0 };
-
 export class Lifecycle {
   private readonly s: InitState = {
     phase: 'starting', mainPid: 0, mainExited: false, stopSignalsHandled: 0, survivorsKilled: 0,
-    app: { ready: false, stopping: false, counts: { ...NO_COUNTS } },
+    app: { ready: false, stopping: false, counts: { accepted: 0, malformed: 0, oversized: 0, foreign: 0,
+      descriptors: 0 } },
   };
 
   constructor(private readonly settings: LifecycleSettings) {}
@@ -169,12 +165,9 @@ export class Lifecycle {
         this.s.mainExit = input.exit;
         return [];
       case 'drain-over':
-        return this.phase === 'draining' ? [...this.endDrain('cap'), { kind: 'forward-stop-signal' },
-          ...this.startStopping()] : [];
+        return this.phase === 'draining' ? this.forwardAfterDrain('cap') : [];
       case 'traffic-quiet':
-        if (this.phase !== 'draining') return [];
-        return [...this.endDrain('quiet'), { kind: 'cancel-timer', timer: 'drain' }, { kind: 'forward-stop-signal' },
-          ...this.startStopping()];
+        return this.phase === 'draining' ? this.forwardAfterDrain('quiet') : [];
       case 'grace-over':
         this.s.phase = 'killing';
         return [
@@ -216,13 +209,8 @@ export class Lifecycle {
       return [...actions, ...watch, { kind: 'start-timer', timer: 'drain', seconds: drainDelay }];
     }
     if (this.phase === 'draining') {
-      return [
-        { kind: 'log', level: 'warn', message: `received ${name} again: skipping the rest of the drain delay` },
-        ...this.endDrain('second-signal'),
-        { kind: 'cancel-timer', timer: 'drain' },
-        { kind: 'forward-stop-signal' },
-        ...this.startStopping(),
-      ];
+      return [{ kind: 'log', level: 'warn', message: `received ${name} again: skipping the rest of the drain delay` },
+        ...this.forwardAfterDrain('second-signal')];
     }
     // Repeated stop signals reach the child, as they do without a delay (the handler's work).
     if (this.phase === 'stopping' && drainDelay > 0) return [{ kind: 'forward-stop-signal' }, retry];
@@ -230,8 +218,14 @@ export class Lifecycle {
   }
 
   /** Only a drain that watched traffic has something to tell at its end. */
-  private endDrain(by: DrainEnd): Action[] {
+  private endDrain(by: DrainEndReason): Action[] {
     return this.settings.drainQuiet > 0 && this.phase === 'draining' ? [{ kind: 'end-drain', by }] : [];
+  }
+
+  /** The drain is over (its timer too, unless the cap is what ended it): the stop signal goes out. */
+  private forwardAfterDrain(by: DrainEndReason): Action[] {
+    const cancel: Action[] = by === 'cap' ? [] : [{ kind: 'cancel-timer', timer: 'drain' }];
+    return [...this.endDrain(by), ...cancel, { kind: 'forward-stop-signal' }, ...this.startStopping()];
   }
 
   /** The grace period starts with the stop signal's forwarding; daemons get TERM with it. */
@@ -282,21 +276,4 @@ export class Lifecycle {
     if (n.ready !== undefined) app.ready = n.ready;
     return [];
   }
-}
-
-/**
- * Whether the pod should get traffic: the answer to GET /readyz and `sexton status --ready`.
- * stopArrivals: the stop signal's native counter, which the handler moves the instant the signal
- * arrives, so readiness drops before JS has even heard of the stop.
- */
-export function healthOf(s: Readonly<InitState>, readyWhen: ReadyWhen, stopArrivals: number): HealthState {
-  const status = s.app.status === undefined ? '' : ` (app: ${s.app.status})`;
-  const not = (why: string): HealthState => ({ live: true, ready: false, reason: `${why}${status}` });
-  if (stopArrivals > 0) return not('stopping: the stop signal arrived');
-  if (s.mainExited) return not('the main child has exited');
-  if (s.phase === 'starting') return not('starting');
-  if (s.app.stopping) return not('stopping: the app sent STOPPING=1');
-  if (readyWhen === 'notify' && !s.app.ready) return not('waiting for READY=1 from the app');
-  return { live: true, ready: true,
-    reason: `${readyWhen === 'notify' ? 'the app sent READY=1' : 'the main child runs'}${status}` };
 }

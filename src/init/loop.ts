@@ -3,11 +3,12 @@
 // (Supervisor.handle): a handler that posts waits its turn instead of running inside another.
 // Timers are named; the clock is the host's, so a test drives it by hand.
 import type { Clock } from '../platform/host';
+import type { Timer } from './lifecycle';
 
 /** Every timer of the init; each fires as a { kind: 'timer' } input. */
 export type TimerName =
-  // the stop sequence's (lifecycle.ts)
-  | 'drain' | 'grace' | 'kill-repeat' | 'kill-check' | 'backstop'
+  /** The stop sequence's. */
+  | Timer
   /** The exporters start a moment after the child. */
   | 'exporters'
   /** Zombies too young to blame at the stop are looked at again. */
@@ -20,8 +21,8 @@ export type TimerName =
 export interface Timers {
   /** Starts `name` unless it runs; `ms` 0 with soon: once this turn of the event loop is over. */
   start(name: TimerName, ms: number, how?: { repeat?: boolean; keepAlive?: boolean; soon?: boolean }): void;
-  cancel(name: TimerName): void;
-  running(name: TimerName): boolean;
+  /** Whether it was running. */
+  cancel(name: TimerName): boolean;
 }
 
 export type TimerInput = { kind: 'timer'; timer: TimerName };
@@ -68,12 +69,8 @@ export class Loop<In> implements Timers {
     this.cancels.set(name, this.clock.after(ms, fire, { repeat, keepAlive }));
   }
 
-  cancel(name: TimerName): void {
+  cancel(name: TimerName): boolean {
     this.cancels.get(name)?.();
-    this.cancels.delete(name);
-  }
-
-  running(name: TimerName): boolean {
-    return this.cancels.has(name);
+    return this.cancels.delete(name);
   }
 }

@@ -8,8 +8,7 @@ import type { Logger } from '../platform/log';
 import type { Host } from '../platform/host';
 import { cgroupChargeBytes, findMemoryCgroup, MemoryCgroup, oomKillCount, ownMemory } from '../platform/memory-cgroup';
 import type { Timers } from './loop';
-import { OOM_SCORE_ADJ_MAX, type OomPolicy } from '../config/options';
-
+import { OOM_SCORE_ADJ_MAX, type OomPolicy } from '../config/option-values';
 
 /**
  * The child's oom_score_adj under a policy. 'auto': sexton's own value plus the smallest step
@@ -65,10 +64,6 @@ export class MemoryGuard {
   constructor(private readonly host: Host, private readonly log: Logger, private readonly policy: OomPolicy,
     private readonly timers: Timers) {}
 
-  private get native() {
-    return this.host.native;
-  }
-
   /** OOM kills in sexton's memory cgroup since it started; undefined where unreadable. */
   oomKills(): number | undefined {
     const now = this.cgroup && oomKillCount(this.cgroup);
@@ -101,7 +96,7 @@ export class MemoryGuard {
     this.cgroup = findMemoryCgroup(this.host.cgroupRoot, this.host.procRoot);
     this.oomKillsAtStart = (this.cgroup && oomKillCount(this.cgroup)) ?? 0;
     if (!this.cgroup) return;
-    const errno = this.native.watchOomEvents(this.cgroup.dir, this.cgroup.v2);
+    const errno = this.host.native.watchOomEvents(this.cgroup.dir, this.cgroup.v2);
     if (errno !== 0) this.log.debug(`OOM kills are counted but not watched live (${this.cgroup.dir}: errno ${errno})`);
   }
 
@@ -124,7 +119,7 @@ export class MemoryGuard {
   /** One of the guard's timers fired. */
   onTimer(timer: 'oom-recheck' | 'oom-release' | 'release-now' | 'release-soon' | 'settle'): void {
     if (timer === 'oom-recheck') this.reportNewKills();
-    else if (timer === 'oom-release') this.native.releaseFilePages();
+    else if (timer === 'oom-release') this.host.native.releaseFilePages();
     else if (timer === 'release-now' || timer === 'release-soon') this.releaseNow();
     else this.settle();
   }
@@ -149,7 +144,7 @@ export class MemoryGuard {
    */
   releaseBeforeSpawn(): void {
     const started = this.host.clock.monotonic();
-    const bytes = this.native.releaseFilePages();
+    const bytes = this.host.native.releaseFilePages();
     const ms = this.host.clock.monotonic() - started;
     this.log.debug(
       `gave back ${(bytes / 2 ** 20).toFixed(1)} MiB of file pages before the spawn in ${ms.toFixed(2)} ms`);
@@ -158,11 +153,11 @@ export class MemoryGuard {
   /** Gives back the memory sexton is not using (about 3 ms, 10-14 with a compaction: not on the start path). */
   releaseNow(): void {
     this.compactJsHeapNowAndThen();
-    this.native.releaseFilePages();
+    this.host.native.releaseFilePages();
     // Each status query or scrape leaves freed malloc memory (read buffers, the parser's)
     // resident in glibc's arenas, scattered so that free() alone returns none of it: RssAnon
     // crept 0.2-0.3 MiB/min under a query every 10 s until trimmed (bench/RESULTS.md).
-    this.native.trimMallocHeap();
+    this.host.native.trimMallocHeap();
   }
 
   /**
@@ -177,7 +172,7 @@ export class MemoryGuard {
     const now = this.host.clock.monotonic();  // a clock step must not stop it
     if (now - this.lastCompaction < COMPACT_EVERY_MS) return;
     this.lastCompaction = now;
-    this.native.compactJsHeap();
+    this.host.native.compactJsHeap();
   }
 
   /**
@@ -197,7 +192,7 @@ export class MemoryGuard {
     const sinceCompaction = now - this.lastCompaction;
     if (compactionDue(this.answers, sinceCompaction)) {
       this.lastCompaction = now;
-      this.native.compactJsHeap();
+      this.host.native.compactJsHeap();
       this.answers = 0;
     } else if (this.answers >= BURST_ANSWERS) {
       // A burst too soon after the last compaction: its heap (15 MiB after 100 clients for 5 s)
@@ -207,8 +202,8 @@ export class MemoryGuard {
     } else {
       this.answers = 0;
     }
-    this.native.releaseFilePages();
-    this.native.trimMallocHeap();
+    this.host.native.releaseFilePages();
+    this.host.native.trimMallocHeap();
   }
 
   /** Gives back file pages faulted in by recent work, once things are quiet for a moment. */

@@ -1,4 +1,5 @@
-// The processes sexton answers for, found through /proc and signalled without racing pid reuse.
+// The processes sexton answers for, found through /proc and signalled without racing pid reuse;
+// the zombies among them aged, so that only a parent that holds them long is blamed.
 import { constants } from '../platform/os-constants';
 import type { Logger } from '../platform/log';
 import type { Host } from '../platform/host';
@@ -6,33 +7,57 @@ import type { Timers } from './loop';
 import { internalErrorText } from './internal-error';
 import { agesSeconds, commandOf, describeState, descendantsOf, listProcesses, ProcessInfo, readProcess, ScanBudget,
   scanProcesses, ZombieGroup, zombiesByParent } from '../platform/procfs';
-import { describeStuck, StuckDetail } from '../platform/unkillable';
-import { ZOMBIE_BLAME_MS, ZombieAges } from './zombie-ages';
+import { describeStuck, describeUnkillable } from '../platform/unkillable';
+import type { Unkillable } from '../report/snapshot';
+import type { StatsSnapshot } from '../report/stats';
 
 /** Processes named one line each when SIGKILL did not end them; the rest are counted. */
 export const MAX_UNKILLABLE_NAMED = 20;
-
-export interface Unkillable {
-  named: StuckDetail[];
-  /** Live processes beyond MAX_UNKILLABLE_NAMED. */
-  more: number;
-}
-
-/** One line's worth: `state D uninterruptible, wchan X, syscall Y, SIGKILL pending, on nfs4 …`. */
-export function describeUnkillable(d: StuckDetail): string {
-  const parts = [`state ${describeState(d.state)}`, `wchan ${d.wchan ?? '?'}`, `syscall ${d.syscall ?? '?'}`,
-    d.killPending ? 'SIGKILL pending' : 'no SIGKILL pending'];
-  if (d.mount) parts.push(`${d.mount.via} on ${d.mount.fstype} ${d.mount.source} at ${d.mount.mountPoint}`);
-  return parts.join(', ');
-}
-
 /** Outsiders named in a snapshot: the rest are counted (the report's cost stays bounded). */
 export const OUTSIDERS_SHOWN = 20;
 
-export interface Outsider {
-  pid: number;
-  command: string;
-  ageSeconds: number;
+export const ZOMBIE_BLAME_MS = 500;
+
+const keyOf = (p: ProcessInfo) => `${p.pid}:${p.startTime}`;
+
+/**
+ * How long sexton has known each zombie: a parent is blamed for holding zombies only for those
+ * it has held at least ZOMBIE_BLAME_MS (as the harness counts lingering zombies), so a parent
+ * that reaps its children a few milliseconds late (PostgreSQL) is never called a leak.
+ *
+ * Why "known", not "dead for": the kernel keeps no time of death. /proc/PID/stat's start time
+ * is when the process started, so a worker that ran an hour and exited a millisecond ago would
+ * look an hour dead. What is sound is a lower bound: the zombie (the same pid and start time,
+ * so not a reused pid) was already a zombie at an earlier look of sexton's, that long ago.
+ * Every /proc look of the init records what it sees (the warm-up look 100 ms after the start,
+ * each status, metrics or stats-file look, the stop); a zombie first seen at the stop is looked
+ * at again ZOMBIE_BLAME_MS later if sexton is still there (blameZombieParents).
+ */
+export class ZombieAges {
+  private readonly firstSeen = new Map<string, number>();
+
+  /** Records the zombies of one look; forgets those reaped since. */
+  look(processes: ProcessInfo[], nowMs: number): void {
+    const seen = new Map<string, number>();
+    for (const p of processes) {
+      if (p.state !== 'Z') continue;
+      seen.set(keyOf(p), this.firstSeen.get(keyOf(p)) ?? nowMs);
+    }
+    this.firstSeen.clear();
+    for (const [key, since] of seen) this.firstSeen.set(key, since);
+  }
+
+  /** Known for at least ZOMBIE_BLAME_MS at `nowMs` (by the last look). */
+  isOld(p: ProcessInfo, nowMs: number): boolean {
+    const since = this.firstSeen.get(keyOf(p));
+    return since !== undefined && nowMs - since >= ZOMBIE_BLAME_MS;
+  }
+
+  /** `processes` without the zombies known for less than ZOMBIE_BLAME_MS. */
+  withoutYoung(processes: ProcessInfo[], nowMs: number): { kept: ProcessInfo[]; young: number } {
+    const kept = processes.filter((p) => p.state !== 'Z' || this.isOld(p, nowMs));
+    return { kept, young: processes.length - kept.length };
+  }
 }
 
 const { SIGTERM, SIGKILL } = constants.signals;
@@ -86,20 +111,12 @@ export class ProcessTree {
   }
 
   /**
-   * Zombies sexton cannot reap because their parent lives and never waits, by parent: only
-   * those known for ZOMBIE_BLAME_MS at least (zombie-ages.ts), from a list processes() made.
-   */
-  zombieParents(processes = this.processes()): ZombieGroup[] {
-    return zombiesByParent(this.zombieAges.withoutYoung(processes, this.host.clock.now()).kept, this.ownPid, this.proc);
-  }
-
-  /**
    * The zombies a report shows, read within budget: as PID 1 only zombies and their parents are
    * kept while /proc is walked. complete: false when the budget ran out first.
    */
   reportedZombies(budget: ScanBudget): { groups: ZombieGroup[]; complete: boolean } {
     if (!this.host.procTrusted) return { groups: [], complete: true };
-    // Zombies are aged by this look too (zombie-ages.ts); only a complete look may forget any.
+    // Zombies are aged by this look too (ZombieAges); only a complete look may forget any.
     const now = this.host.clock.now();
     const { pid, isInit } = this.host;
     const aged = (list: ProcessInfo[], complete: boolean) => {
@@ -120,7 +137,8 @@ export class ProcessTree {
    * Live processes that are not the main child nor below it (exec sessions, probe leftovers,
    * orphaned daemons), oldest first, at most `limit`; `count` is how many there are.
    */
-  outsiders(processes: ProcessInfo[], mainPid: number, limit = OUTSIDERS_SHOWN): { count: number; shown: Outsider[] } {
+  outsiders(processes: ProcessInfo[], mainPid: number, limit = OUTSIDERS_SHOWN):
+    StatsSnapshot['budget']['outsiders'] {
     const inTree = new Set([mainPid, ...descendantsOf(mainPid, processes).map((p) => p.pid)]);
     const outside = processes.filter((p) => !inTree.has(p.pid) && p.state !== 'Z' && p.pid !== this.ownPid);
     const ages = agesSeconds(outside, this.proc);
@@ -131,29 +149,20 @@ export class ProcessTree {
 
   /**
    * Logs each live parent that has held zombies for ZOMBIE_BLAME_MS or more (the app's bug; no
-   * init can reap them), leaving out those in `already`. `young`: zombies of live parents
-   * known for less, to look at again once they are old enough.
+   * init can reap them) and keeps it in heldZombies, once. Younger zombies of live parents are
+   * looked at again that much later (the 'zombie-relook' timer), never delaying the stop.
    */
-  reportZombieParents(processes: ProcessInfo[], log: Logger, already: ZombieGroup[] = []): {
-    groups: ZombieGroup[]; young: number } {
-    const groups = this.zombieParents(processes).filter((g) => !already.some((a) => a.pid === g.pid));
+  blameZombieParents(processes: ProcessInfo[], log: Logger, again = true): void {
+    const now = this.host.clock.now();
+    const groups = zombiesByParent(this.zombieAges.withoutYoung(processes, now).kept, this.ownPid, this.proc)
+      .filter((g) => !this.heldZombies.some((held) => held.pid === g.pid));
     for (const g of groups) {
       log.warn(`pid ${g.pid} (${g.command}) holds ${g.zombies} zombie(s) it never waited for ` +
         `(held ${ZOMBIE_BLAME_MS} ms or more); no init can reap them while it lives`, { parent: g.pid,
           command: g.command, zombies: g.zombies });
     }
-    const young = this.zombieAges.withoutYoung(processes.filter((p) => p.ppid !== this.ownPid),
-      this.host.clock.now()).young;
-    return { groups, young };
-  }
-
-  /**
-   * Blames live parents for zombies held ZOMBIE_BLAME_MS (into heldZombies); younger ones are
-   * looked at again that much later (the 'zombie-relook' timer), never delaying the stop.
-   */
-  blameZombieParents(processes: ProcessInfo[], log: Logger, again = true): void {
-    const { groups, young } = this.reportZombieParents(processes, log, this.heldZombies);
     this.heldZombies = [...this.heldZombies, ...groups];
+    const young = this.zombieAges.withoutYoung(processes.filter((p) => p.ppid !== this.ownPid), now).young;
     if (young === 0 || !again) return;
     // The later look covers an earlier one's young zombies too: it is they, older by then.
     this.timers.cancel('zombie-relook');

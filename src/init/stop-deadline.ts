@@ -3,7 +3,8 @@
 // grace period's end plus the kill round's backstop, and the deadline comes a margin later.
 import { KILL_BACKSTOP_SECONDS } from './lifecycle';
 import { EXIT } from '../config/exit-codes';
-import { CHILD_SESSION, checkStopDeadline, Native, StopDeadline } from '../platform/native';
+import type { Host } from '../platform/host';
+import { CHILD_SESSION, StopDeadline } from '../platform/native';
 import { type Logger, QUIET } from '../platform/log';
 import type { Options } from '../config/options';
 import { signalName } from '../platform/signals';
@@ -82,17 +83,17 @@ export function stopDeadlineFor(c: DeadlineContext): StopDeadline | undefined {
   };
 }
 
-/** Tells the addon, before the spawn (Supervisor.start): the deadline exists from the stop signal on. */
-export function setStopDeadline(native: Native, options: Options, log: Logger, isInit: boolean,
-  procTrusted: boolean): void {
-  const deadline = stopDeadlineFor({
-    stopSignal: options.stopSignal, stopSignalName: signalName(
-      options.stopSignal), drainCap: options.drainDelay, grace: options.grace,
-    isInit, childGroup: options.childSession !== CHILD_SESSION.sameGroup, procTrusted,
+/**
+ * Tells the addon, before the spawn (Supervisor.start): the deadline exists from the stop signal
+ * on. Its values are checked once, at the typed boundary (load-native.ts).
+ */
+export function setStopDeadline({ native, isInit, procTrusted }: Host, options: Options, log: Logger): void {
+  const { stopSignal, drainDelay: drainCap, grace } = options;
+  const d = stopDeadlineFor({
+    stopSignal, stopSignalName: signalName(stopSignal), drainCap, grace, isInit, procTrusted,
+    childGroup: options.childSession !== CHILD_SESSION.sameGroup,
     format: (message, fields) => log.preformat(QUIET, message, fields),
   });
-  if (!deadline) return;
-  const d = checkStopDeadline(deadline);
-  native.setStopDeadline(d.signal, d.milliseconds, d.exitCode, d.line, d.killNamespace, d.childGroup, d.walkProc,
-    d.mainExitAnswerMs, d.mainExitTermLine, d.mainExitLine);
+  if (d) native.setStopDeadline(d.signal, d.milliseconds, d.exitCode, d.line, d.killNamespace, d.childGroup,
+    d.walkProc, d.mainExitAnswerMs, d.mainExitTermLine, d.mainExitLine);
 }

@@ -1,9 +1,9 @@
-// The supervisor: the interpreter of the init's one loop. The reaper's events, the notifier's
+// The supervisor: the intake of the init's one loop. The reaper's events, the notifier's
 // notices, every timer and the listeners' answers come in as inputs (loop.ts), one at a time;
-// the lifecycle decides (lifecycle.ts), and the actions it returns are carried out here as
-// signals, timers, log lines and the exit. All it knows of the machine is the Host boot gave it.
+// the lifecycle decides (lifecycle.ts), and the executor carries out the actions it returns
+// (executor.ts). All it knows of the machine is the Host boot gave it.
 import { constants, errnoName } from '../platform/os-constants';
-import { Action, healthOf, Input, Lifecycle, Timer } from './lifecycle';
+import { Input, Lifecycle } from './lifecycle';
 import { commandCandidates, execFailure, rawArguments } from './command';
 import type { Host } from '../platform/host';
 import type { Logger } from '../platform/log';
@@ -12,25 +12,38 @@ import { Notice, ReapEvent, StartError } from '../platform/native';
 import { EXIT } from '../config/exit-codes';
 import type { Options } from '../config/options';
 import { ProcessTree } from './process-tree';
-import { stopPathWarnings } from './stop-path';
 import type { ProcessInfo } from '../platform/procfs';
 import { quote } from '../config/quote';
-import { applySignalPolicy, listenOnlyForPolicy, logSignalHandled } from './signal-policy';
+import { applySignalPolicy, listenOnlyForPolicy, logSignalHandled, stopPathWarnings } from './signal-policy';
 import { signalName } from '../platform/signals';
-import { summarize, toReapStats } from '../report/stats';
-import { exitStatus, leaks } from './exit-status';
 import { Exporters } from '../report/exporters';
 import type { HealthState } from '../report/exporters/health';
-import type { SupervisorHooks } from './supervisor-hooks';
 import { internalErrorText } from './internal-error';
 import { setStopDeadline } from './stop-deadline';
-import { StopSteps } from './stop-steps';
+import { Executor, InitParts } from './executor';
 import { TrafficDrain } from './drain';
-import { Notifications } from './notifications';
+import { Notifications, readinessNow } from './readiness';
 import { SnapshotSource } from './snapshot-source';
 import { Loop, TimerInput, TimerName } from './loop';
 
 const { SIGKILL } = constants.signals;
+
+/**
+ * How a personality (src/personalities) changes the init: tini and dumb-init leave as soon as
+ * their main child does, and word some events their own way. sexton has none.
+ */
+export interface SupervisorHooks {
+  /** The main child was reaped: return true to exit at once with its status (no grace period). */
+  mainExited?(pid: number): boolean;
+  /**
+   * Each orphan reaped, once native.setReportOrphans(true) asked for them; `unreported` more
+   * were reaped before it with no report of their own (JS had fallen behind).
+   */
+  orphanReaped?(pid: number, unreported: number): void;
+  /** How a command that could not be executed is reported, and the status sexton exits with. */
+  execFailure?(command: string, errno: number): { message: string; exitCode: number } | undefined;
+}
+
 /**
  * How long after the child's start metrics, /livez, /readyz and the stats file come up: loading
  * node:http costs PID 1 ~17 ms of CPU (measured), which a command over within moments never needs.
@@ -41,16 +54,10 @@ const EXPORTERS_DELAY_MS = 100;
 export type Event = { kind: 'reap'; event: ReapEvent } | { kind: 'notice'; notice: Notice } | { kind: 'answered' };
 
 export class Supervisor {
-  private readonly lifecycle: Lifecycle;
   private readonly loop: Loop<Event>;
-  /** The /proc scan of the step being carried out: one per step at most. */
-  private scan?: ProcessInfo[];
-  private readonly steps: StopSteps;
-  private readonly tree: ProcessTree;
-  private readonly memory: MemoryGuard;
-  private readonly exporters: Exporters;
-  /** With --drain-quiet: watches the traffic during a drain. */
-  private readonly drain?: TrafficDrain;
+  /** The lifecycle and the collaborators that act on the machine, shared with the executor and the reports. */
+  private readonly parts: InitParts;
+  private readonly executor: Executor;
   private readonly notifications: Notifications;
   private readonly snapshots: SnapshotSource;
   private statusSocket: Promise<void> = Promise.resolve();
@@ -61,33 +68,27 @@ export class Supervisor {
     private readonly host: Host,
     private readonly hooks: SupervisorHooks = {},
   ) {
-    const { native, isInit, procTrusted, procRoot } = host;
+    const { native, isInit } = host;
     const report = (error: unknown) => log.error(
       `internal error (sexton keeps running): ${internalErrorText(error, log.verbosity)}`);
-    this.loop = new Loop<Event>(host.clock, (input) => this.handle(input), report);
-    this.tree = new ProcessTree(host, this.loop);
+    const loop = this.loop = new Loop<Event>(host.clock, (input) => this.handle(input), report);
     const { drainDelay, drainQuiet, grace, stopSignal } = options;
-    this.lifecycle = new Lifecycle({ drainDelay, drainQuiet, grace, stopSignalName: signalName(stopSignal), isInit });
-    this.memory = new MemoryGuard(host, log, options.childOomScoreAdj, this.loop);
-    this.notifications = new Notifications(native, log, procTrusted, procRoot);
-    const answered = () => this.loop.post({ kind: 'answered' });
-    this.exporters = new Exporters(options, () => this.snapshots.take(), log, native, answered, () => this.health());
-    this.drain = TrafficDrain.fromOptions(options, host, log, this.loop, this.exporters.own);
-    this.snapshots = new SnapshotSource({
-      options, host, log, tree: this.tree, memory: this.memory, drain: this.drain,
-      state: () => this.lifecycle.state, health: () => this.health(),
-    });
-    this.steps = new StopSteps((action) => this.act(action), log);
+    const lifecycle = new Lifecycle({ drainDelay, drainQuiet, grace, stopSignalName: signalName(stopSignal), isInit });
+    this.notifications = new Notifications(host, log);
+    const answered = () => loop.post({ kind: 'answered' });
+    const exporters = new Exporters(options, () => this.snapshots.take(), log, native, answered, () => this.health());
+    this.parts = { host, options, log, lifecycle, exporters, timers: loop,
+      tree: new ProcessTree(host, loop),
+      memory: new MemoryGuard(host, log, options.childOomScoreAdj, loop),
+      drain: drainQuiet > 0 ? new TrafficDrain(options, host, log, loop, exporters.own) : undefined,
+      leavesWithMainChild: hooks.mainExited !== undefined };
+    this.executor = new Executor(this.parts);
+    this.snapshots = new SnapshotSource(this.parts);
   }
 
-  /**
-   * Readiness now. The stop signal's native counter, which the handler moves the instant the
-   * signal arrives: readiness drops before JS hears of it, whatever the drain delay.
-   */
+  /** Readiness now (readiness.ts). */
   health(): HealthState {
-    const stop = this.options.stopSignal;
-    return healthOf(this.lifecycle.state, this.options.readyWhen, stop > 0 ? this.host.native.signalsReceived(stop)
-      : 0);
+    return readinessNow(this.parts.lifecycle.state, this.options, this.host.native);
   }
 
   start(): void {
@@ -104,18 +105,18 @@ export class Supervisor {
           "forwards signals, but scans and names no process");
     }
     applySignalPolicy(native, options);
-    setStopDeadline(native, options, this.log, isInit, procTrusted);
+    setStopDeadline(host, options, this.log);
     const subreaper = isInit || (options.subreaper && native.becomeSubreaper()) || native.isSubreaper();
     stopPathWarnings({ isInit, subreaper, procTrusted, ppid: host.ppid, pid1Name: host.pid1Name }).forEach(
       (w) => this.log.warn(w));
-    this.memory.watch();
+    this.parts.memory.watch();
     if (options.readyWhen === 'notify') this.notifications.open();
 
     const [command] = options.command;
     const argv = rawArguments(options.command, procTrusted);
     const candidates = commandCandidates(argv[0]);
-    const childOomScoreAdj = this.memory.childOomScoreAdj();  // from what sexton holds before it lets go
-    this.memory.releaseBeforeSpawn();
+    const childOomScoreAdj = this.parts.memory.childOomScoreAdj();  // from what sexton holds before it lets go
+    this.parts.memory.releaseBeforeSpawn();
     const result = native.spawn(argv, candidates, childOomScoreAdj, options.childSession);
     if (result.forkErrno !== 0) this.fail(
       `cannot start ${quote(command)}: fork failed (${errnoName(result.forkErrno)})`, EXIT.cannotRun);
@@ -132,7 +133,7 @@ export class Supervisor {
     this.catchUpOnStopSignals();  // one that came during start-up
     // The status socket now (binding a Unix socket costs ~0.5 ms; `sexton status` run at once
     // used to find nobody 8 times in 9), the rest once the child is on its way (see exporters/index.ts).
-    this.statusSocket = this.exporters.startStatusSocket();
+    this.statusSocket = this.parts.exporters.startStatusSocket();
     this.loop.start('exporters', EXPORTERS_DELAY_MS, { keepAlive: true });
   }
 
@@ -146,7 +147,7 @@ export class Supervisor {
   private handle(input: Event | TimerInput): void {
     if (input.kind === 'reap') return this.onReap(input.event);
     if (input.kind === 'notice') return this.onNotice(input.notice);
-    if (input.kind === 'answered') return this.memory.afterAnswer();
+    if (input.kind === 'answered') return this.parts.memory.afterAnswer();
     return this.onTimer(input.timer);
   }
 
@@ -156,24 +157,25 @@ export class Supervisor {
       case 'grace': return this.step({ kind: 'grace-over' });
       case 'kill-check': return this.step({ kind: 'kill-check' });
       case 'backstop': return this.step({ kind: 'backstop' });
-      case 'kill-repeat': return this.tree.killAll();
+      case 'kill-repeat': return this.parts.tree.killAll();
       case 'exporters': return this.startExporters();
-      case 'zombie-relook': return this.tree.blameZombieParents(this.tree.processes(), this.log, false);
-      case 'drain-sample': return void (this.drain?.tick() && this.step({ kind: 'traffic-quiet' }));
-      default: return this.memory.onTimer(timer);
+      case 'zombie-relook': return this.parts.tree.blameZombieParents(this.parts.tree.processes(), this.log, false);
+      case 'drain-sample': return void (this.parts.drain?.tick() && this.step({ kind: 'traffic-quiet' }));
+      default: return this.parts.memory.onTimer(timer);
     }
   }
 
   private startExporters(): void {
     // Zombies of live parents change without any counter moving: the stats file adds the shared
     // snapshot's count to this key. An OOM kill of a grandchild moves no counter of sexton's either.
-    const listening = this.exporters.start(() => {
+    const { lifecycle, memory } = this.parts;
+    const listening = this.parts.exporters.start(() => {
       const c = this.host.native.stats();
-      return `${this.lifecycle.phase} ${c.reaped} ${c.received.reduce((a, b) => a + b, 0)} ${this.memory.oomKills()}`;
+      return `${lifecycle.phase} ${c.reaped} ${c.received.reduce((a, b) => a + b, 0)} ${memory.oomKills()}`;
     });
     // The stop signal's first step is a /proc scan: its first run costs ~0.5 ms of Node's own
     // warm-up (later ones 0.05 ms), which is better spent now than between a TERM and the exit.
-    this.tree.processes();
+    this.parts.tree.processes();
     // Once the exporters listen, at the end of that turn of the event loop: released any
     // earlier, 5-8 MiB more file pages stayed resident until the first query (measured, RssFile
     // 5.5 MiB this way, 11-14 MiB released before listening). Not on a timer (no wake-up when
@@ -184,10 +186,10 @@ export class Supervisor {
   }
 
   private onNotice(notice: Notice): void {
-    if (notice.kind === 'oom') return this.memory.onOomKill();
+    if (notice.kind === 'oom') return this.parts.memory.onOomKill();
     if (notice.kind === 'lost') return this.catchUpOnStopSignals();  // JS fell behind a flood
     if (notice.kind === 'notify') {
-      for (const input of this.notifications.receiveWaiting(this.lifecycle.state.mainPid)) {
+      for (const input of this.notifications.receiveWaiting(this.parts.lifecycle.state.mainPid)) {
         const was = this.health().ready;
         this.step(input);
         const now = this.health();
@@ -196,7 +198,7 @@ export class Supervisor {
       }
       return;
     }
-    const mainPid = this.lifecycle.state.mainPid;
+    const mainPid = this.parts.lifecycle.state.mainPid;
     logSignalHandled(notice, this.options.pgroup ? `process group ${mainPid}` : `pid ${mainPid}`, this.log);
     if (notice.signal === this.options.stopSignal) this.catchUpOnStopSignals();
   }
@@ -213,69 +215,7 @@ export class Supervisor {
 
   /** Feeds one input to the lifecycle and carries out what it decides (scan: /proc, if read already). */
   private step(input: Input, scan?: ProcessInfo[]): void {
-    this.scan = scan;
-    for (const action of this.lifecycle.step(input)) this.steps.run(action);
-  }
-
-  private processes(): ProcessInfo[] {
-    this.scan ??= this.tree.processes();
-    return this.scan;
-  }
-
-  private act(action: Action): void {
-    const { native } = this.host;
-    switch (action.kind) {
-      case 'log':
-        return this.log[action.level](action.message);
-      case 'report-zombie-parents':
-        return this.tree.blameZombieParents(this.processes(), this.log);
-      case 'forward-stop-signal': {
-        const as = this.options.rewrites.get(this.options.stopSignal) ?? this.options.stopSignal;
-        if (as > 0) native.signalMainChild(as);
-        return;
-      }
-      case 'terminate-daemons': {
-        const daemons = this.tree.reparented(this.processes(), this.lifecycle.state.mainPid);
-        if (daemons.length === 0) return;
-        this.log.info(
-          `sending TERM to ${daemons.length} re-parented process(es): ${daemons.map((p) => p.pid).join(' ')}`);
-        return this.tree.terminate(daemons);
-      }
-      case 'terminate-leftovers':
-        return this.tree.terminate(this.processes().filter((p) => p.state !== 'Z'));
-      case 'terminate-unseen':
-        return void native.signalEveryProcess(constants.signals.SIGTERM);
-      case 'kill-survivors':
-        try {
-          this.lifecycle.step({ kind: 'survivors-killed', count: this.tree.reportSurvivors(this.log) });
-        } finally {
-          this.tree.killAll();  // the kill never waits on the report
-        }
-        return;
-      case 'retry-failed-steps':
-        this.scan = undefined;  // read /proc afresh: descriptors may be back
-        return this.steps.retry((kinds) => this.log.warn(
-          `received ${signalName(this.options.stopSignal)} again: retrying ${kinds}`));
-      case 'report-unkillable':
-        this.tree.reportUnkillable(this.log);
-        return this.exporters.changed();  // a scrape in the second before the exit must name them
-      case 'watch-traffic':
-        return this.drain?.start();
-      case 'end-drain':
-        return this.drain?.forwarded(action.by);
-      case 'start-timer':
-        return this.startTimer(action.timer, action.seconds);
-      case 'cancel-timer':
-        return this.loop.cancel(action.timer);
-      case 'finish':
-        return this.finish();
-    }
-  }
-
-  /** The kill round repeats until the tree is empty; the others fire once. Only grace and drain keep sexton alive. */
-  private startTimer(timer: Timer, seconds: number): void {
-    this.loop.start(timer, seconds * 1000, { repeat: timer === 'kill-repeat', keepAlive: timer === 'grace'
-      || timer === 'drain' });
+    this.executor.run(this.parts.lifecycle.step(input), scan);
   }
 
   private onReap(event: ReapEvent): void {
@@ -283,7 +223,7 @@ export class Supervisor {
     if (event.kind === 'no-children') return this.step({ kind: 'no-children' });
     this.catchUpOnStopSignals();  // a stop signal that killed it comes first, even if heard later
     const how = event.signal ? `was killed by ${signalName(event.signal)}` : `exited with code ${event.exitCode}`;
-    const oom = event.signal === SIGKILL && (this.memory.oomKills() ?? 0) > 0;
+    const oom = event.signal === SIGKILL && (this.parts.memory.oomKills() ?? 0) > 0;
     if (oom) this.log.warn(
       `main child (pid ${event.pid}) was killed by SIGKILL after an OOM kill in sexton's memory cgroup: most likely ` +
         `the OOM killer`);
@@ -291,37 +231,15 @@ export class Supervisor {
     // tini and dumb-init leave as soon as the main child has: to the lifecycle, nothing is left.
     const lastChild = this.hooks.mainExited?.(event.pid) || event.lastChild;
     // Scanned only when something may be left and the lifecycle may act on it.
-    const scan = !lastChild && this.lifecycle.phase !== 'killing' ? this.tree.processesOrUnseen(this.log) : [];
+    const { lifecycle, tree } = this.parts;
+    const scan = !lastChild && lifecycle.phase !== 'killing' ? tree.processesOrUnseen(this.log) : [];
     const leftovers = this.host.procTrusted && scan ? scan.filter((p) => p.state !== 'Z').length : 'unseen';
     this.step({ kind: 'main-exited', lastChild, leftovers, exit: { exitCode: event.exitCode, signal: event.signal } },
       scan);
     this.host.native.mainExitAnswered();  // the lifecycle has acted: the addon's watch becomes the deadline
   }
 
-  private finish(): never {
-    const stats = toReapStats(this.host.native.stats());
-    const { mainExit, survivorsKilled } = this.lifecycle.state;
-    const leaked = leaks(stats.orphansReaped, this.tree.heldZombies);
-    const { code, strictFailure } = exitStatus(mainExit, this.options, leaked);
-    try {  // the report and the stats file may fail (out of descriptors); the exit may not
-      this.drain?.finish();
-      if (strictFailure) this.log.error(`strict: ${leaked.join('; ')}`);
-      // The final stats file first: whoever reads the exit line may read the file at once.
-      this.exporters.close();
-      const noteworthy = this.lifecycle.shuttingDown || survivorsKilled > 0 || (stats.orphansReaped > 0
-        && !this.hooks.mainExited);
-      const killed = survivorsKilled ? `; killed ${survivorsKilled} survivor(s)` : '';
-      const line = `exiting with ${code}: ${summarize(stats)}${killed}`;
-      (noteworthy ? this.log.warn : this.log.info).call(this.log, line, { exitCode: code, ...stats });
-    } finally {
-      this.host.native.exit(code);
-    }
-  }
-
   private fail(message: string, exitCode: number): never {
-    this.log.error(message);
-    this.lifecycle.step({ kind: 'start-failed', exit: { exitCode, signal: 0 } });
-    this.exporters.close();  // a CI job reads the stats file most when the command was broken
-    return this.host.native.exit(exitCode);
+    return this.executor.failStart(message, exitCode);
   }
 }

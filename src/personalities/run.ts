@@ -1,15 +1,36 @@
 // The init as tini or dumb-init: the peer's command line, messages and exit codes around
 // sexton's one start path (boot/start-init.ts), which cli.ts runs with what this file makes.
+// What that path takes from any command line, sexton's own too, is the InitPlan below.
 import { PEER_USAGE_EXIT } from '../config/exit-codes';
 import type { UsageError } from '../config/options';
 import { VERSION } from '../config/version';
-import type { StartRequest } from '../init/supervisor-hooks';
+import type { Options } from '../config/options';
+import type { SupervisorHooks } from '../init/supervisor';
+import type { Native } from '../platform/native';
 import { DEBUG, Logger } from '../platform/log';
 import { exitsWithMainChild, getoptLine, shownWord, unreadVariables } from './common';
 import { isPersonality, PersonalityName } from './detect';
 import { DUMB_INIT_USAGE, JOB_STOP_SIGNALS, parseDumbInit } from './dumb-init';
 import { LICENSE } from './license';
 import { parseTini, TINI_USAGE, tiniPrefix, tiniSink } from './tini';
+
+/**
+ * What sexton, tini and dumb-init each hand the one start path (boot/start-init.ts): the options,
+ * where log lines go, their own set-up before the spawn, and the supervisor's hooks.
+ */
+export interface InitPlan {
+  options: Options;
+  /** The log, opening the addon's sinks it writes to. */
+  logger(native: Native): Logger;
+  /** Set-up of the personality's own, after the guards and before the spawn. */
+  prepare?(native: Native, log: Logger): void;
+  hooks?: SupervisorHooks;
+  /** After the spawn, so it must not fail: dumb-init lets go of its working directory. */
+  afterSpawn?(): void;
+}
+
+/** What a command line asks for: text to print (help, version, licence), or an init to run. */
+export type StartRequest = { kind: 'print'; fd: 1 | 2; text: string } | { kind: 'run'; plan: InitPlan };
 
 function tiniRequest(argv: string[], env: NodeJS.ProcessEnv): StartRequest {
   const request = parseTini(argv, env);

@@ -1,4 +1,4 @@
-// Which C library node runs on, so that src/platform/native.ts loads the matching prebuilt addon.
+// Which C library node runs on, so that src/platform/load-native.ts loads the matching prebuilt addon.
 import { closeSync, openSync, readSync } from 'node:fs';
 
 /**

@@ -9,7 +9,7 @@
 // state D is not read: it lives in the process's memory, and reading it waits for its memory
 // map lock, which a process stuck in a page fault on NFS holds.
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { commandOf, ProcessInfo } from './procfs';
+import { commandOf, describeState, ProcessInfo } from './procfs';
 import { syscallName } from './syscall-names';
 
 export interface StuckMount {
@@ -133,6 +133,14 @@ export function remoteMountOf(pid: number, procRoot = '/proc'): StuckMount | nul
     if (remote(m)) return { mountPoint: m.mountPoint, fstype: m.fstype, source: m.source, via: `fd ${fd}` };
   }
   return null;
+}
+
+/** One line's worth: `state D uninterruptible, wchan X, syscall Y, SIGKILL pending, on nfs4 …`. */
+export function describeUnkillable(d: StuckDetail): string {
+  const parts = [`state ${describeState(d.state)}`, `wchan ${d.wchan ?? '?'}`, `syscall ${d.syscall ?? '?'}`,
+    d.killPending ? 'SIGKILL pending' : 'no SIGKILL pending'];
+  if (d.mount) parts.push(`${d.mount.via} on ${d.mount.fstype} ${d.mount.source} at ${d.mount.mountPoint}`);
+  return parts.join(', ');
 }
 
 /** Everything that says why `p` does not die; from what was read now, not at the scan. */

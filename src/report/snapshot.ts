@@ -33,7 +33,13 @@ export interface SnapshotInput {
   drain?: DrainSnapshot | null;
   health: StatsSnapshot['health'];
   budget: StatsSnapshot['budget'];
-  unkillable: { named: StuckDetail[]; more: number };
+  unkillable: Unkillable;
+}
+
+/** What was still alive a moment after SIGKILL: named up to a limit, the rest counted. */
+export interface Unkillable {
+  named: StuckDetail[];
+  more: number;
 }
 
 export function buildSnapshot(i: SnapshotInput): StatsSnapshot {

@@ -3,7 +3,8 @@
 // What the policy takes as a fact of the C library, the addon confirms. (The addon itself is
 // loaded here, not in the unit tier, which loads nothing native.)
 import { expect, test } from 'vitest';
-import { loadNative, NATIVE_FUNCTIONS } from '../../src/platform/native';
+import { loadNative } from '../../src/platform/load-native';
+import { NATIVE_FUNCTIONS } from '../../src/platform/native';
 import { realtimeRange } from '../../src/platform/signals';
 
 const native = loadNative() as unknown as Record<string, (...args: unknown[]) => unknown>;
@@ -48,4 +49,10 @@ test('a right call still works', () => {
 
 test("the real-time range is the C library's (asked through the addon)", () => {
   expect(realtimeRange()).toEqual(loadNative().signalRange());
+});
+
+test('the stop deadline is checked where it crosses into the addon: C never gets a line that is two lines', () => {
+  // Signal 64, should the check be missing: no one sends it to the test's worker.
+  expect(() => native.setStopDeadline(64, 1000, 124, 'two\nlines\n', false, true, false, 0, 'a\n', 'b\n'))
+    .toThrow(/stop deadline: each line must be one line/);
 });

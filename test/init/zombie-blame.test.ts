@@ -4,7 +4,7 @@
 // blamed; one that never reaps must be, even when its zombie is first seen at the stop.
 import * as path from 'node:path';
 import { afterEach, beforeAll, expect, test } from 'vitest';
-import { ZOMBIE_BLAME_MS } from '../../src/init/zombie-ages';
+import { ZOMBIE_BLAME_MS } from '../../src/init/process-tree';
 import { freshDir, removeDirs, statusJson } from '../support/observability';
 import { fixture, requireBuilt, startPid1, until, zombiesUnder } from '../support/pid1';
 

@@ -1,7 +1,7 @@
 // The exit status policy, without a process: the shell's convention, --remap-exit, --strict.
 import { describe, expect, test } from 'vitest';
 import { EXIT } from '../../../src/config/exit-codes';
-import { exitStatus, leaks } from '../../../src/init/exit-status';
+import { exitStatus, leaks } from '../../../src/init/executor';
 
 const plain = { remapExit: new Set<number>(), strict: false };
 

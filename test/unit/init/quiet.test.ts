@@ -1,8 +1,8 @@
 // When a draining pod is quiet, as pure policy over samples of its network namespace.
 import { describe, expect, test } from 'vitest';
 import { TCP_LISTEN, TcpSocket } from '../../../src/platform/tcp-sockets';
-import { arrivalsBetween, describeDrain, describeLateArrivals, listeningPorts, QuietWindow, TrafficSample } from '../../../src/init/quiet';
-import { sampleIntervalMs } from '../../../src/init/drain';
+import { arrivalsBetween, listeningPorts, QuietWindow, sampleIntervalMs, TrafficSample } from '../../../src/init/drain';
+import { describeDrain, describeLateArrivals } from '../../../src/report/stats';
 
 const ESTABLISHED = 1;
 const listener = (port: number, queued = 0): TcpSocket => ({ state: TCP_LISTEN, localPort: port, cookie: port, bytesReceived: 0, queued });

@@ -1,9 +1,8 @@
 // The readiness policy: the sd_notify parser, readiness, who may notify.
 import { describe, expect, it } from 'vitest';
-import { parseNotification, STATUS_MAX_CHARS } from '../../../src/init/sd-notify';
-import { healthOf, Lifecycle, ReadyWhen } from '../../../src/init/lifecycle';
-import type { Notification } from '../../../src/init/sd-notify';
-import { inMainTree } from '../../../src/init/notifications';
+import { healthOf, inMainTree, parseNotification, ReadyWhen, STATUS_MAX_CHARS } from '../../../src/init/readiness';
+import { Lifecycle } from '../../../src/init/lifecycle';
+import type { Notification } from '../../../src/init/lifecycle';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 

@@ -1,14 +1,14 @@
 // The stop deadline as policy (src/init/stop-deadline.ts) and the steps that may fail on their
-// own (src/init/stop-steps.ts): no process, no clock.
+// own (src/init/executor.ts): no process, no clock.
 import { describe, expect, test } from 'vitest';
 import { KILL_BACKSTOP_SECONDS } from '../../../src/init/lifecycle';
 import type { Action } from '../../../src/init/lifecycle';
-import { StopSteps } from '../../../src/init/stop-steps';
+import { StopSteps } from '../../../src/init/executor';
 import {
   MAIN_EXIT_ANSWER_MS, mainExitMessages, STOP_DEADLINE_EXIT, STOP_DEADLINE_MARGIN_SECONDS, stopDeadlineFor, stopDeadlineMessage, stopDeadlineMilliseconds,
 } from '../../../src/init/stop-deadline';
 import { Logger } from '../../../src/platform/log';
-import { checkStopDeadline } from '../../../src/platform/native';
+import { checkStopDeadline } from '../../../src/platform/load-native';
 
 const context = (over: Partial<Parameters<typeof stopDeadlineFor>[0]> = {}) => ({
   stopSignal: 15, stopSignalName: 'TERM', drainCap: 0, grace: 10, isInit: true, childGroup: true, procTrusted: true,

@@ -1,6 +1,6 @@
 // The start-time warnings about the stop signal's path: pure facts in, lines out.
 import { describe, expect, test } from 'vitest';
-import { stopPathWarnings, stopSignalWarning } from '../../../src/init/stop-path';
+import { stopPathWarnings, stopSignalWarning } from '../../../src/init/signal-policy';
 
 const base = { isInit: false, subreaper: true, procTrusted: true, ppid: 1 };
 

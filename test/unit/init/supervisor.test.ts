@@ -8,7 +8,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { parseArgs } from '../../../src/config/options';
 import { EXIT } from '../../../src/config/exit-codes';
 import { Supervisor } from '../../../src/init/supervisor';
-import type { SupervisorHooks } from '../../../src/init/supervisor-hooks';
+import type { SupervisorHooks } from '../../../src/init/supervisor';
 import type { Clock, Host } from '../../../src/platform/host';
 import { DEBUG, Logger } from '../../../src/platform/log';
 import type { Native, NativeCounters, Notice, ReapEvent } from '../../../src/platform/native';

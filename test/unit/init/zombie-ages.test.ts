@@ -1,7 +1,7 @@
 // Zombie ages as sexton knows them: from the first look that saw the same pid and start time.
 import { expect, test } from 'vitest';
 import type { ProcessInfo } from '../../../src/platform/procfs';
-import { ZOMBIE_BLAME_MS, ZombieAges } from '../../../src/init/zombie-ages';
+import { ZOMBIE_BLAME_MS, ZombieAges } from '../../../src/init/process-tree';
 
 const proc = (pid: number, state: string, startTime = 100): ProcessInfo => ({ pid, ppid: 5, state, name: 'x', startTime, killPending: false });
 
