@@ -238,10 +238,10 @@ Napi::Value SetForwardToGroup(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value SetStopDeadline(const Napi::CallbackInfo& info) {
-  Args args(info, "setStopDeadline(signal: number, milliseconds: number, exitCode: number, line: string, killNamespace: boolean, childGroup: boolean, walkProc: boolean, mainExitAnswerMs: number, mainExitTermLine: string, mainExitLine: string)");
+  Args args(info, "setStopDeadline(signal: number, milliseconds: number, exitCode: number, line: string, killNamespace: boolean, childGroup: boolean, walkProc: boolean, mainExitAnswerMs: number, mainExitTermLine: string, mainExitLine: string, mainExitCodes: Uint8Array)");
   // The values are checked at the typed boundary (src/platform/load-native.ts); these ranges are
   // kept as the C invariants they guard: the signal indexes the counters (state.h), setitimer arms
-  // only with at least 1 ms, an exit status is a byte.
+  // only with at least 1 ms, an exit status is a byte, the main exit codes are indexed by one.
   StopDeadline deadline;
   deadline.signal = args.int32(0, 1, kMaxSignal - 1);
   deadline.milliseconds = args.int32(1, 1, INT_MAX);
@@ -253,7 +253,12 @@ Napi::Value SetStopDeadline(const Napi::CallbackInfo& info) {
   deadline.main_exit_answer_ms = args.int32(7, 0, INT_MAX);
   deadline.main_exit_term_line = args.bytes(8);
   deadline.main_exit_line = args.bytes(9);
+  deadline.main_exit_codes = args.bytes(10);
   if (!args.ok()) return args.failed();
+  if (deadline.main_exit_codes.size() != kMainExitCodes) {
+    Napi::TypeError::New(info.Env(), "setStopDeadline: mainExitCodes must be 256 bytes").ThrowAsJavaScriptException();
+    return info.Env().Undefined();
+  }
   set_stop_deadline(deadline);
   return info.Env().Undefined();
 }

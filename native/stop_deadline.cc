@@ -42,10 +42,10 @@ void arm() {
 [[noreturn]] void fire() {
   const StopDeadline& d = *settings;
   int code = main_exit_code.load();
-  if (code >= 0) {  // the main child's exit armed it: leave as it did
+  if (code >= 0) {  // the main child's exit armed it: leave as it did (0..255: the table's size)
     signal_every_process(SIGKILL);
     write_log(d.main_exit_line.data(), d.main_exit_line.size(), 2);
-    _exit(code);
+    _exit(static_cast<unsigned char>(d.main_exit_codes[code]));
   }
   // The kill first: a stderr nobody reads must not delay it (write_log never blocks anyway).
   if (d.kill_namespace) {

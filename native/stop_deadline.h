@@ -27,7 +27,12 @@ struct StopDeadline {
   long main_exit_answer_ms = 0;
   std::string main_exit_term_line;
   std::string main_exit_line;
+  // kMainExitCodes bytes: the status to leave with at that deadline for each status the main
+  // child left with (its code, or 128 + its signal), --remap-exit applied by JS beforehand.
+  std::string main_exit_codes;
 };
+
+constexpr size_t kMainExitCodes = 256;
 
 // On the JS thread, before the spawn, once; the binding has checked the values. A stop signal
 // already counted arms it at once.

@@ -1,6 +1,7 @@
 // The stop's deadline as policy: when the native guarantee (native/stop_deadline.h) fires, and
 // what it says. The lifecycle acts first in every run where JS works: its last moment is the
 // grace period's end plus the kill round's backstop, and the deadline comes a margin later.
+import { exitStatus } from './executor';
 import { KILL_BACKSTOP_SECONDS } from './lifecycle';
 import { EXIT } from '../config/exit-codes';
 import type { Host } from '../platform/host';
@@ -41,7 +42,7 @@ export function mainExitMessages(milliseconds: number): { term: string; deadline
     term: `the main child exited ${MAIN_EXIT_ANSWER_MS / 1000}s ago and sexton's JavaScript has not answered `
       + "(blocked, or its code pages reclaimed at a memory limit): TERM to every process left, by the addon",
     deadline: `stop deadline: ${milliseconds / 1000}s after that TERM the stop sequence had not finished: `
-      + "SIGKILL to every process left, exiting with the main child's status",
+      + "SIGKILL to every process left, exiting with the main child's status (after --remap-exit)",
   };
 }
 
@@ -58,6 +59,7 @@ export interface DeadlineContext extends DeadlineSettings {
   /** The main child leads a process group of its own (not dumb-init's --single-child). */
   childGroup: boolean;
   procTrusted: boolean;
+  remapExit: Set<number>;
   /** Formats the line now (logger.preformat): nothing is formatted when the deadline fires. */
   format(message: string, fields: Record<string, unknown>): string;
 }
@@ -80,6 +82,10 @@ export function stopDeadlineFor(c: DeadlineContext): StopDeadline | undefined {
     mainExitAnswerMs: c.isInit ? MAIN_EXIT_ANSWER_MS : 0,
     mainExitTermLine: c.format(mainExit.term, {}),
     mainExitLine: c.format(mainExit.deadline, {}),
+    // The executor's rule, applied now to every status: JS may be stuck when it is needed. Not
+    // --strict, which weighs what /proc shows, and nothing is read at the deadline.
+    mainExitCodes: Buffer.from(Array.from({ length: 256 },
+      (_, raw) => exitStatus({ exitCode: raw, signal: 0 }, { remapExit: c.remapExit, strict: false }, []).code)),
   };
 }
 
@@ -88,12 +94,12 @@ export function stopDeadlineFor(c: DeadlineContext): StopDeadline | undefined {
  * on. Its values are checked once, at the typed boundary (load-native.ts).
  */
 export function setStopDeadline({ native, isInit, procTrusted }: Host, options: Options, log: Logger): void {
-  const { stopSignal, drainDelay: drainCap, grace } = options;
+  const { stopSignal, drainDelay: drainCap, grace, remapExit } = options;
   const d = stopDeadlineFor({
-    stopSignal, stopSignalName: signalName(stopSignal), drainCap, grace, isInit, procTrusted,
+    stopSignal, stopSignalName: signalName(stopSignal), drainCap, grace, isInit, procTrusted, remapExit,
     childGroup: options.childSession !== CHILD_SESSION.sameGroup,
     format: (message, fields) => log.preformat(QUIET, message, fields),
   });
   if (d) native.setStopDeadline(d.signal, d.milliseconds, d.exitCode, d.line, d.killNamespace, d.childGroup,
-    d.walkProc, d.mainExitAnswerMs, d.mainExitTermLine, d.mainExitLine);
+    d.walkProc, d.mainExitAnswerMs, d.mainExitTermLine, d.mainExitLine, d.mainExitCodes);
 }

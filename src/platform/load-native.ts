@@ -21,6 +21,9 @@ export function checkStopDeadline(d: StopDeadline): StopDeadline {
   if (!whole(d.mainExitAnswerMs, 0, 2 ** 31 - 1)) {
     throw new RangeError(`stop deadline: bad answer time ${d.mainExitAnswerMs} ms`);
   }
+  if (!(d.mainExitCodes instanceof Uint8Array) || d.mainExitCodes.length !== 256) {
+    throw new RangeError('stop deadline: the main exit codes must be 256 bytes, one per status');
+  }
   for (const line of [d.line, d.mainExitTermLine, d.mainExitLine]) {
     const oneLine = line.endsWith('\n') && line.indexOf('\n') === line.length - 1;
     if (!oneLine) throw new RangeError('stop deadline: each line must be one line');
@@ -47,9 +50,9 @@ function withBoundaryChecks(addon: Native): Native {
     },
     setStopDeadline(...args: Parameters<Native['setStopDeadline']>): void {
       const [signal, milliseconds, exitCode, line, killNamespace, childGroup, walkProc, mainExitAnswerMs,
-        mainExitTermLine, mainExitLine] = args;
+        mainExitTermLine, mainExitLine, mainExitCodes] = args;
       checkStopDeadline({ signal, milliseconds, exitCode, line, killNamespace, childGroup, walkProc, mainExitAnswerMs,
-        mainExitTermLine, mainExitLine });
+        mainExitTermLine, mainExitLine, mainExitCodes });
       setStopDeadline.apply(addon, args);
     },
   });

@@ -62,6 +62,11 @@ export interface StopDeadline {
   mainExitTermLine: string;
   /** Written at a deadline that follows the main child's exit (sexton leaves with the child's status). */
   mainExitLine: string;
+  /**
+   * 256 bytes: for each status the main child can leave with (its code, or 128 + its signal), the
+   * status sexton leaves with at that deadline: --remap-exit's work, done before JS may be stuck.
+   */
+  mainExitCodes: Uint8Array;
 }
 
 export interface NativeCounters {
@@ -120,7 +125,7 @@ export interface Native {
    * arms it at once. */
   setStopDeadline(signal: number, milliseconds: number, exitCode: number, line: string, killNamespace: boolean,
     childGroup: boolean, walkProc: boolean, mainExitAnswerMs: number, mainExitTermLine: string,
-    mainExitLine: string): void;
+    mainExitLine: string, mainExitCodes: Uint8Array): void;
   /** JS has handled the main child's exit: the addon's watch on it becomes the stop deadline. */
   mainExitAnswered(): void;
   /** Returns 0 or the errno of the delivery. */

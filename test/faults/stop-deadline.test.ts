@@ -12,7 +12,7 @@
 // opens nothing) and no JS thread: it is run beside sexton where the exposure is the same.
 import { execFileSync } from 'node:child_process';
 import { execa } from 'execa';
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
@@ -268,6 +268,33 @@ describe('the JS thread busy past the grace period', () => {
     expect(result.stderr).not.toContain('block: end');  // JS never ran again
     expect(result.stderr).not.toContain('received TERM');
     expect(result.stderr).toContain('sexton: stop deadline: 4.5s after TERM the stop sequence had not finished');
+  });
+
+  test('as PID 1, the main child exits while JS is stuck: the addon sends TERM 2 s on, and at the deadline sexton leaves with the status --remap-exit makes of the child\'s', async () => {
+    const scratch = scratchDir();
+    cleanups.push(scratch.remove);
+    const go = path.join(scratch.dir, 'exit-now');
+    // The child exits 3 once the test says so, after the block began; its sleep ignores TERM.
+    const child = `trap "" TERM; sleep 100 & echo ready; while [ ! -e ${go} ]; do sleep 0.05; done; exit 3`;
+    const run = await startPid1(['-t', '1', '-e', '3', '--', 'sh', '-c', child], {
+      nodeArgs: ['--require', fixture('signals-block-js.cjs')],
+      env: { BLOCK_AFTER_MS: '300', BLOCK_MS: '30000' },
+      timeoutMs: 30_000,
+    });
+    await run.waitFor('ready');
+    await run.waitFor('block: start', 'stderr');
+    const exited = Date.now();
+    writeFileSync(go, '');
+    const result = await run.done();
+    const took = Date.now() - exited;
+    // 0, not 3: the child's status as --remap-exit has it, though JS never ran again.
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stderr).not.toContain('block: end');
+    expect(result.stderr).toContain("sexton's JavaScript has not answered");
+    expect(result.stderr).toContain("exiting with the main child's status (after --remap-exit)");
+    // The answer's 2 s, then the deadline: grace 1 s plus the backstop and margin.
+    expect(took).toBeGreaterThanOrEqual(2000 + 1000 + DEADLINE_EXTRA_MS - 100);
+    expect(took).toBeLessThan(2000 + 1000 + DEADLINE_EXTRA_MS + 8000);
   });
 
   test('as a subreaper (not PID 1): the main child, its group and a daemon of its own session die at the deadline', async () => {

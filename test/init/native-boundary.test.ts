@@ -53,6 +53,6 @@ test("the real-time range is the C library's (asked through the addon)", () => {
 
 test('the stop deadline is checked where it crosses into the addon: C never gets a line that is two lines', () => {
   // Signal 64, should the check be missing: no one sends it to the test's worker.
-  expect(() => native.setStopDeadline(64, 1000, 124, 'two\nlines\n', false, true, false, 0, 'a\n', 'b\n'))
+  expect(() => native.setStopDeadline(64, 1000, 124, 'two\nlines\n', false, true, false, 0, 'a\n', 'b\n', Buffer.alloc(256)))
     .toThrow(/stop deadline: each line must be one line/);
 });

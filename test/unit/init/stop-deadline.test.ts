@@ -12,7 +12,7 @@ import { checkStopDeadline } from '../../../src/platform/load-native';
 
 const context = (over: Partial<Parameters<typeof stopDeadlineFor>[0]> = {}) => ({
   stopSignal: 15, stopSignalName: 'TERM', drainCap: 0, grace: 10, isInit: true, childGroup: true, procTrusted: true,
-  format: (message: string) => `sexton: ${message}\n`, ...over,
+  remapExit: new Set<number>(), format: (message: string) => `sexton: ${message}\n`, ...over,
 });
 
 describe('the deadline', () => {
@@ -68,13 +68,18 @@ describe('the deadline', () => {
     expect(() => checkStopDeadline({ ...good, mainExitTermLine: 'no newline' })).toThrow(/one line/);
     expect(() => checkStopDeadline({ ...good, mainExitLine: 'two\nlines\n' })).toThrow(/one line/);
     expect(() => checkStopDeadline({ ...good, mainExitAnswerMs: -1 })).toThrow(/answer time/);
+    expect(() => checkStopDeadline({ ...good, mainExitCodes: new Uint8Array(255) })).toThrow(/256 bytes/);
   });
 
   test('as PID 1 only, the main child\'s exit is watched: JS has MAIN_EXIT_ANSWER_MS to answer it', () => {
     const init = stopDeadlineFor(context())!;
     expect(init.mainExitAnswerMs).toBe(MAIN_EXIT_ANSWER_MS);
     expect(init.mainExitTermLine).toBe(`sexton: ${mainExitMessages(13_000).term}\n`);
-    expect(init.mainExitLine).toMatch(/^sexton: stop deadline: 13s after that TERM .* exiting with the main child's status\n$/);
+    expect(init.mainExitLine).toMatch(/^sexton: stop deadline: 13s after that TERM .* exiting with the main child's status \(after --remap-exit\)\n$/);
+    // The status it leaves with then is the child's, remapped as at a normal exit, for every status.
+    expect([...init.mainExitCodes]).toEqual(Array.from({ length: 256 }, (_, raw) => raw));
+    const remapped = stopDeadlineFor(context({ remapExit: new Set([3, 143]) }))!.mainExitCodes;
+    expect([remapped[3], remapped[143], remapped[4], remapped[137]]).toEqual([0, 0, 4, 137]);
     // Elsewhere kill(-1) is not sexton's to send: nothing is armed by the main child's exit.
     expect(stopDeadlineFor(context({ isInit: false }))?.mainExitAnswerMs).toBe(0);
   });
