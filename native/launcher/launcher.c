@@ -8,6 +8,9 @@
  *     that wins), and sexton hands it back, unchanged, to the child (src/init/guards.ts).
  *   - node's argv[0] is this program's, so a link named tini or dumb-init runs as that tool.
  *
+ * `sexton copy-tree DIR` runs no node: it copies the tree into DIR (copy_tree.c), the one step
+ * of the add-sexton init container, whose image (the tree, FROM scratch) has no cp.
+ *
  * The tree is this program's directory's parent (/proc/self/exe). Its node is linked to load its
  * libraries from the tree (interpreter TREE_HOME/lib/ld-linux…, rpath $ORIGIN/../lib): mounted at
  * TREE_HOME it runs as it is. Anywhere else, it runs through the tree's loader, named explicitly.
@@ -19,6 +22,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "copy_tree.h"
+
 #ifndef TREE_HOME
 #define TREE_HOME "/sexton"
 #endif
@@ -26,8 +31,9 @@
 #define LOADER "ld-linux-x86-64.so.2"
 #endif
 
-/* sexton's own exit code for "could not start" (src/config/exit-codes.ts). */
+/* sexton's own exit codes for "could not start" and bad usage (src/config/exit-codes.ts). */
 #define START_FAILURE 1
+#define USAGE 2
 
 static char tree[PATH_MAX];
 
@@ -71,8 +77,38 @@ static char *joined(const char *rest) {
   return path;
 }
 
+/* A path echoed in a message: one line, control bytes escaped, at most 80 bytes shown. */
+static void put_quoted(const char *text) {
+  fputc('\'', stderr);
+  size_t i = 0;
+  for (; text[i] != '\0' && i < 80; i++) {
+    unsigned char c = (unsigned char)text[i];
+    if (c < 0x20 || c == 0x7f || c == '\\' || c == '\'') fprintf(stderr, "\\x%02x", c);
+    else fputc(c, stderr);
+  }
+  fputc('\'', stderr);
+  if (text[i] != '\0') fprintf(stderr, "…(%zu more bytes)", strlen(text + i));
+}
+
+static int copy_tree_command(int argc, char **argv) {
+  if (argc != 3 || argv[2][0] != '/') {
+    fprintf(stderr, "sexton: copy-tree takes one argument, an absolute directory: sexton copy-tree DIR\n");
+    return USAGE;
+  }
+  const char *what = NULL;
+  int error = 0;
+  if (copy_tree(tree, argv[2], &what, &error) != 0) {
+    fprintf(stderr, "sexton: copy-tree: ");
+    put_quoted(what);
+    fprintf(stderr, ": %s\n", strerror(error));
+    return START_FAILURE;
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   find_tree();
+  if (argc > 1 && strcmp(argv[1], "copy-tree") == 0) return copy_tree_command(argc, argv);
   move_node_options();
   char *node = joined("/bin/node");
   char *script = joined("/sexton/dist/sexton.js");

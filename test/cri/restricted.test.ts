@@ -8,18 +8,9 @@ import { afterEach, expect, inject, test } from 'vitest';
 import { sleep } from '../support/pid1';
 import { freePort } from '../support/http';
 import { BASES } from '../containers/base-images';
-import type { Restrictions } from './client';
 import { volumeMount } from './images';
-import { cri, exited, Pod, podName } from './pods';
+import { cri, exited, Pod, podName, RESTRICTED } from './pods';
 
-const RESTRICTED: Restrictions = {
-  run_as_user: { value: 1000 },
-  run_as_group: { value: 1000 },
-  no_new_privs: true,
-  capabilities: { drop_capabilities: ['ALL'] },
-  seccomp: { profile_type: 'RuntimeDefault' },
-  readonly_rootfs: true,
-};
 const IMAGE = `${BASES['alpine-musl']}:latest`;
 
 const pods: Pod[] = [];
