@@ -8,6 +8,10 @@
  *     that wins), and sexton hands it back, unchanged, to the child (src/init/guards.ts).
  *   - node's argv[0] is this program's, so a link named tini or dumb-init runs as that tool.
  *
+ *   - `sexton probe` and `sexton status` exec their native executables (dist/sexton-probe,
+ *     dist/sexton-status, linked by the tree's `sexton code-cache`): an exec probe starts no node.
+ *     As tini or dumb-init, those words are the command to run, as the sh line has it.
+ *
  * `sexton copy-tree DIR` runs no node: it copies the tree into DIR (copy_tree.c), the one step
  * of the add-sexton init container, whose image (the tree, FROM scratch) has no cp.
  *
@@ -106,9 +110,23 @@ static int copy_tree_command(int argc, char **argv) {
   return 0;
 }
 
+/* `sexton probe|status …`: exec the native tool when it is there; else node says what is missing. */
+static void exec_native_tool(int argc, char **argv) {
+  if (argc < 2 || (strcmp(argv[1], "probe") != 0 && strcmp(argv[1], "status") != 0)) return;
+  const char *base = argv[0] != NULL && strrchr(argv[0], '/') != NULL ? strrchr(argv[0], '/') + 1 : argv[0];
+  if (base != NULL && (strcmp(base, "tini") == 0 || strcmp(base, "dumb-init") == 0)) return;
+  char rest[32];
+  snprintf(rest, sizeof rest, "/sexton/dist/sexton-%s", argv[1]);
+  char *tool = joined(rest);
+  if (access(tool, X_OK) != 0) return;
+  argv[1] = tool;
+  execv(tool, argv + 1);
+}
+
 int main(int argc, char **argv) {
   find_tree();
   if (argc > 1 && strcmp(argv[1], "copy-tree") == 0) return copy_tree_command(argc, argv);
+  exec_native_tool(argc, argv);
   move_node_options();
   char *node = joined("/bin/node");
   char *script = joined("/sexton/dist/sexton.js");
