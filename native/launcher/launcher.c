@@ -15,9 +15,10 @@
  * `sexton copy-tree DIR` runs no node: it copies the tree into DIR (copy_tree.c), the one step
  * of the add-sexton init container, whose image (the tree, FROM scratch) has no cp.
  *
- * The tree is this program's directory's parent (/proc/self/exe). Its node is linked to load its
- * libraries from the tree (interpreter TREE_HOME/lib/ld-linux…, rpath $ORIGIN/../lib): mounted at
- * TREE_HOME it runs as it is. Anywhere else, it runs through the tree's loader, named explicitly.
+ * The tree is this program's directory's parent (/proc/self/exe), or TREE_HOME for a copy of this
+ * program that is in no tree. Its node is linked to load its libraries from the tree (interpreter
+ * TREE_HOME/lib/ld-linux…, rpath $ORIGIN/../lib): mounted at TREE_HOME it runs as it is. Anywhere
+ * else, it runs through the tree's loader, named explicitly.
  */
 #include <errno.h>
 #include <limits.h>
@@ -63,6 +64,10 @@ static void find_tree(void) {
     *slash = '\0';
   }
   if (tree[0] == '\0') snprintf(tree, sizeof tree, "/");
+  /* A copy of this program outside a tree (/usr/local/bin/sexton, images/add-sexton) runs the tree at TREE_HOME. */
+  char script[PATH_MAX + 32];
+  snprintf(script, sizeof script, "%s/sexton/dist/sexton.js", strcmp(tree, "/") == 0 ? "" : tree);
+  if (access(script, F_OK) != 0) snprintf(tree, sizeof tree, "%s", TREE_HOME);
 }
 
 static void move_node_options(void) {
