@@ -34,7 +34,7 @@ function onPath(command) {
 function buildLauncher(out, loader) {
   const cc = onPath('musl-gcc') ?? 'cc';
   run(cc, ['-static', '-Os', '-s', '-Wall', '-Wextra', `-DTREE_HOME="${TREE_HOME}"`, `-DLOADER="${loader}"`,
-    '-o', out, path.join(ROOT, 'native', 'launcher', 'launcher.c')]);
+    '-o', out, ...['launcher.c', 'copy_tree.c'].map((file) => path.join(ROOT, 'native', 'launcher', file))]);
 }
 
 /** The native executables beside the addon (native/tools/). */
@@ -65,7 +65,9 @@ function trainCodeCache(tree) {
     for (const dir of ['sexton', 'proc', 'dev', 'tmp']) mkdirSync(path.join(root, dir));
     const script = 'mount --bind "$1" "$2/sexton" && mount --rbind /proc "$2/proc" && mount --rbind /dev "$2/dev"'
       + ' && exec chroot "$2" /sexton/bin/sexton code-cache';
-    return run('unshare', ['--mount', '--propagation', 'private', '--fork', '--', 'sh', '-c', script, 'sh', tree, root], { stdio: 'inherit' });
+    // TMPDIR: the caller's may not exist in that root; its /tmp does.
+    return run('unshare', ['--mount', '--propagation', 'private', '--fork', '--', 'sh', '-c', script, 'sh', tree, root],
+      { stdio: 'inherit', env: { ...process.env, TMPDIR: '/tmp' } });
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

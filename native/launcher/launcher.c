@@ -8,9 +8,17 @@
  *     that wins), and sexton hands it back, unchanged, to the child (src/init/guards.ts).
  *   - node's argv[0] is this program's, so a link named tini or dumb-init runs as that tool.
  *
- * The tree is this program's directory's parent (/proc/self/exe). Its node is linked to load its
- * libraries from the tree (interpreter TREE_HOME/lib/ld-linux…, rpath $ORIGIN/../lib): mounted at
- * TREE_HOME it runs as it is. Anywhere else, it runs through the tree's loader, named explicitly.
+ *   - `sexton probe` and `sexton status` exec their native executables (dist/sexton-probe,
+ *     dist/sexton-status, linked by the tree's `sexton code-cache`): an exec probe starts no node.
+ *     As tini or dumb-init, those words are the command to run, as the sh line has it.
+ *
+ * `sexton copy-tree DIR` runs no node: it copies the tree into DIR (copy_tree.c), the one step
+ * of the add-sexton init container, whose image (the tree, FROM scratch) has no cp.
+ *
+ * The tree is this program's directory's parent (/proc/self/exe), or TREE_HOME for a copy of this
+ * program that is in no tree. Its node is linked to load its libraries from the tree (interpreter
+ * TREE_HOME/lib/ld-linux…, rpath $ORIGIN/../lib): mounted at TREE_HOME it runs as it is. Anywhere
+ * else, it runs through the tree's loader, named explicitly.
  */
 #include <errno.h>
 #include <limits.h>
@@ -19,6 +27,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "copy_tree.h"
+
 #ifndef TREE_HOME
 #define TREE_HOME "/sexton"
 #endif
@@ -26,8 +36,9 @@
 #define LOADER "ld-linux-x86-64.so.2"
 #endif
 
-/* sexton's own exit code for "could not start" (src/config/exit-codes.ts). */
+/* sexton's own exit codes for "could not start" and bad usage (src/config/exit-codes.ts). */
 #define START_FAILURE 1
+#define USAGE 2
 
 static char tree[PATH_MAX];
 
@@ -53,6 +64,10 @@ static void find_tree(void) {
     *slash = '\0';
   }
   if (tree[0] == '\0') snprintf(tree, sizeof tree, "/");
+  /* A copy of this program outside a tree (/usr/local/bin/sexton, images/add-sexton) runs the tree at TREE_HOME. */
+  char script[PATH_MAX + 32];
+  snprintf(script, sizeof script, "%s/sexton/dist/sexton.js", strcmp(tree, "/") == 0 ? "" : tree);
+  if (access(script, F_OK) != 0) snprintf(tree, sizeof tree, "%s", TREE_HOME);
 }
 
 static void move_node_options(void) {
@@ -71,8 +86,52 @@ static char *joined(const char *rest) {
   return path;
 }
 
+/* A path echoed in a message: one line, control bytes escaped, at most 80 bytes shown. */
+static void put_quoted(const char *text) {
+  fputc('\'', stderr);
+  size_t i = 0;
+  for (; text[i] != '\0' && i < 80; i++) {
+    unsigned char c = (unsigned char)text[i];
+    if (c < 0x20 || c == 0x7f || c == '\\' || c == '\'') fprintf(stderr, "\\x%02x", c);
+    else fputc(c, stderr);
+  }
+  fputc('\'', stderr);
+  if (text[i] != '\0') fprintf(stderr, "…(%zu more bytes)", strlen(text + i));
+}
+
+static int copy_tree_command(int argc, char **argv) {
+  if (argc != 3 || argv[2][0] != '/') {
+    fprintf(stderr, "sexton: copy-tree takes one argument, an absolute directory: sexton copy-tree DIR\n");
+    return USAGE;
+  }
+  const char *what = NULL;
+  int error = 0;
+  if (copy_tree(tree, argv[2], &what, &error) != 0) {
+    fprintf(stderr, "sexton: copy-tree: ");
+    put_quoted(what);
+    fprintf(stderr, ": %s\n", strerror(error));
+    return START_FAILURE;
+  }
+  return 0;
+}
+
+/* `sexton probe|status …`: exec the native tool when it is there; else node says what is missing. */
+static void exec_native_tool(int argc, char **argv) {
+  if (argc < 2 || (strcmp(argv[1], "probe") != 0 && strcmp(argv[1], "status") != 0)) return;
+  const char *base = argv[0] != NULL && strrchr(argv[0], '/') != NULL ? strrchr(argv[0], '/') + 1 : argv[0];
+  if (base != NULL && (strcmp(base, "tini") == 0 || strcmp(base, "dumb-init") == 0)) return;
+  char rest[32];
+  snprintf(rest, sizeof rest, "/sexton/dist/sexton-%s", argv[1]);
+  char *tool = joined(rest);
+  if (access(tool, X_OK) != 0) return;
+  argv[1] = tool;
+  execv(tool, argv + 1);
+}
+
 int main(int argc, char **argv) {
   find_tree();
+  if (argc > 1 && strcmp(argv[1], "copy-tree") == 0) return copy_tree_command(argc, argv);
+  exec_native_tool(argc, argv);
   move_node_options();
   char *node = joined("/bin/node");
   char *script = joined("/sexton/dist/sexton.js");

@@ -5,10 +5,10 @@ import { execa } from 'execa';
 import { chmodSync, copyFileSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { ROOT } from '../support/pid1';
-import { assembleGlibcRootfs, importRootfs } from './images';
+import { assembleGlibcRootfs, IMAGES, importRootfs } from './images';
 import type { Engine } from './podman';
 
-export const VOLUME_IMAGE = 'localhost/sexton-test/sexton-volume';
+export const VOLUME_IMAGE = IMAGES.volume;
 
 /** Each base image and what it stands for; every one has the static workload at /app/volume-app. */
 export const BASES = {

@@ -1,5 +1,5 @@
-// The other images users build: sexton added to a non-Node image by a multi-stage COPY
-// (images/add-sexton), and the annotated examples of Dockerfile.examples.
+// The other images users build: sexton added to a non-Node image by a multi-stage COPY of the
+// self-contained tree (images/add-sexton), and the annotated examples of Dockerfile.examples.
 import { afterEach, expect, test } from 'vitest';
 import {
   exec, images, logs, removeAll, runToEnd, start, stop, untilReaped, waitExit, waitForLog, zombies,
@@ -7,12 +7,12 @@ import {
 
 afterEach(removeAll);
 
-test('add-sexton: PID 1 is sexton on its own node, in an image that has no node', async () => {
+test('add-sexton: PID 1 is sexton on the tree\'s node, in an image that has no node', async () => {
   const { stdout, exitCode } = await runToEnd(images().added, ['sh', '-c', 'command -v node || echo no node; cat /proc/1/cmdline']);
   expect(exitCode).toBe(0);
   const [first, cmdline] = stdout.split('\n');
   expect(first).toBe('no node');
-  expect(cmdline.split('\0').slice(0, 4)).toEqual(['/opt/sexton/bin/node', '--v8-pool-size=1', '/opt/sexton/lib/dist/sexton.js', '--']);
+  expect(cmdline.split('\0').slice(0, 4)).toEqual(['/sexton/bin/node', '--v8-pool-size=1', '/sexton/sexton/dist/sexton.js', '--']);
 });
 
 test('add-sexton: one V8 worker, so sexton is 6 tasks, not 9', async () => {
@@ -21,10 +21,10 @@ test('add-sexton: one V8 worker, so sexton is 6 tasks, not 9', async () => {
   expect(Number(stdout.trim())).toBe(6);
 });
 
-test("add-sexton: the build trained sexton's code cache with the node that runs it there", async () => {
+test("add-sexton: the tree's code cache was trained by the node that runs it there", async () => {
   // The head of dist/init.cache names the node binary that made it (src/boot/code-cache.ts); the
   // loader gives V8 the cache only when that is the node running it.
-  const script = 'head -2 /opt/sexton/lib/dist/init.cache | tail -1; /opt/sexton/bin/node -p "process.version + \' \' + process.arch + \' \' + require(\'fs\').statSync(process.execPath).size"';
+  const script = 'head -2 /sexton/sexton/dist/init.cache | tail -1; /sexton/bin/node -p "process.version + \' \' + process.arch + \' \' + require(\'fs\').statSync(process.execPath).size"';
   const { stdout, exitCode } = await runToEnd(images().added, ['sh', '-c', script]);
   expect(exitCode).toBe(0);
   const [head, node] = stdout.split('\n');

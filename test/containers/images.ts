@@ -15,8 +15,10 @@ export const IMAGES = {
   nodeBase: 'localhost/sexton-test/node-base',
   /** images/node on nodeBase. */
   node: 'localhost/sexton-test/node',
-  /** images/add-sexton with APP_IMAGE=glibcBase. */
+  /** images/add-sexton with APP_IMAGE=glibcBase, from `volume`. */
   added: 'localhost/sexton-test/added',
+  /** images/sexton-volume: the self-contained tree, FROM scratch (base-images.ts imports it). */
+  volume: 'localhost/sexton-test/sexton-volume',
   /** Dockerfile.examples targets on `node`. */
   nodeApp: 'localhost/sexton-test/example-node-app',
   shellApp: 'localhost/sexton-test/example-shell-app',
@@ -110,9 +112,8 @@ export async function buildImages(engine: Engine, scratch: string, tarball: stri
   });
   if (nodeOnly) return ms;
   ms.added = await build(engine, context, path.join(ROOT, 'images', 'add-sexton', 'Dockerfile'), IMAGES.added, {
-    NODE_IMAGE: IMAGES.nodeBase,
+    SEXTON_VOLUME_IMAGE: IMAGES.volume,
     APP_IMAGE: IMAGES.glibcBase,
-    SEXTON: sexton,
   });
   const examples = path.join(ROOT, 'Dockerfile.examples');
   const targets: [string, string][] = [['node-app', IMAGES.nodeApp], ['shell-app', IMAGES.shellApp], ['node-app-kubernetes', IMAGES.kubernetesApp]];

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { packTarball } from '../support/shipping';
+import { importVolumeImage } from './base-images';
 import { addNode, assembleGlibcRootfs, buildImages, IMAGES, importRootfs } from './images';
 import { Driver, Engine, engineFor, podman, writeContainersConf } from './podman';
 
@@ -62,6 +63,7 @@ export default async function setup(project: TestProject): Promise<() => void> {
   const baseMs = Date.now() - started;
 
   const tarball = await packTarball(scratch);
+  await importVolumeImage(engine, scratch);  // images/add-sexton copies its tree
   const buildMs = await buildImages(engine, scratch, tarball);
   const builds = Object.entries(buildMs).map(([name, ms]) => `${name} ${(ms / 1000).toFixed(1)} s`).join(', ');
   console.log(

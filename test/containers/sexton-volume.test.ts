@@ -3,9 +3,10 @@
 // static (no shell, no libc), distroless Node (no shell), Alpine-like musl, and Debian. The tree
 // is mounted at /sexton as Kubernetes 1.36 mounts an image volume: podman's image mount,
 // read-only (and once as a read-only bind mount of the unpacked tree, its stand-in elsewhere).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { execa } from 'execa';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, test } from 'vitest';
 import { exec, logs, removeAll, start, stop, waitExit, waitForLog } from './containers';
 import { Base, BASES, importBases, importVolumeImage, VOLUME_IMAGE } from './base-images';
@@ -88,4 +89,37 @@ test('ENTRYPOINT ["sexton", "--"] in a shell-less Node image; the app\'s NODE_OP
   expect(output).toMatch(/preload ran in pid (?!1\b)\d+/);
   expect(output).not.toMatch(/preload ran in pid 1\b/);
   expect(output).not.toMatch(/NODE_OPTIONS reached sexton/);
+});
+
+test('`sexton status` and `sexton probe` from the tree start no node: a copy without bin/node still answers', async () => {
+  const copy = path.join(scratch, 'tree-without-node');
+  cpSync(tree, copy, { recursive: true, verbatimSymlinks: true, filter: (file) => file !== path.join(tree, 'bin', 'node') });
+  const status = await execa(path.join(copy, 'bin', 'sexton'), ['status'], { reject: false, timeout: 10_000 });
+  expect([status.exitCode, status.stderr]).toEqual([3, expect.stringMatching(/^sexton status: no sexton is answering/)]);
+  const probe = await execa(path.join(copy, 'bin', 'sexton'), ['probe', '--timeout', '3', '--', 'true'], { reject: false, timeout: 10_000 });
+  expect(probe.exitCode, probe.stderr).toBe(0);
+});
+
+/** Every entry under dir: its path, mode, and a link's target or a file's size. */
+function listing(dir: string): string[] {
+  return (readdirSync(dir, { recursive: true }) as string[]).sort().map((entry) => {
+    const file = path.join(dir, entry);
+    const st = lstatSync(file);
+    return `${entry} ${st.mode.toString(8)} ${st.isSymbolicLink() ? readlinkSync(file) : st.isFile() ? st.size : ''}`;
+  });
+}
+
+test('`sexton copy-tree DIR` copies the tree with its modes and links, again over an earlier copy; bad usage is one line', async () => {
+  const launcher = path.join(tree, 'bin', 'sexton');
+  const into = path.join(scratch, 'copied');
+  mkdirSync(into);
+  for (const round of [1, 2]) {
+    const copied = await execa(launcher, ['copy-tree', into], { reject: false, timeout: 30_000 });
+    expect([round, copied.exitCode, copied.stderr]).toEqual([round, 0, '']);
+  }
+  expect(listing(into)).toEqual(listing(tree));
+  const usage = await execa(launcher, ['copy-tree'], { reject: false });
+  expect([usage.exitCode, usage.stderr]).toEqual([2, 'sexton: copy-tree takes one argument, an absolute directory: sexton copy-tree DIR']);
+  const missing = await execa(launcher, ['copy-tree', '/nonexistent/\nx'], { reject: false });
+  expect([missing.exitCode, missing.stderr]).toEqual([1, "sexton: copy-tree: '/nonexistent/\\x0ax': No such file or directory"]);
 });

@@ -16,6 +16,8 @@ export const CRI_IMAGES = {
   pause: 'localhost/sexton-test/pause:cri',
   /** images/node with STOPSIGNAL SIGQUIT, as an image built FROM nginx or php-fpm has. */
   nodeStopQuit: 'localhost/sexton-test/node-stopsignal-quit:cri',
+  /** images/sexton-volume as an image of its own: add-sexton.yaml's init container runs it. */
+  volume: `${VOLUME_IMAGE}:latest`,
 };
 
 /** images/node again, with the stop signal of nginx's and php-fpm's official images. */

@@ -11,6 +11,20 @@ import { sleep, until } from '../support/pid1';
 
 export const NAMESPACE = 'sexton-cri';
 
+/**
+ * Pod Security's restricted level (runAsNonRoot as uid 1000, allowPrivilegeEscalation false,
+ * every capability dropped, seccomp RuntimeDefault) and a read-only root filesystem, as the
+ * kubelet hands that securityContext to CRI.
+ */
+export const RESTRICTED: Restrictions = {
+  run_as_user: { value: 1000 },
+  run_as_group: { value: 1000 },
+  no_new_privs: true,
+  capabilities: { drop_capabilities: ['ALL'] },
+  seccomp: { profile_type: 'RuntimeDefault' },
+  readonly_rootfs: true,
+};
+
 let shared: CriClient | undefined;
 
 export function cri(): CriClient {

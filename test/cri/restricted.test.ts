@@ -3,29 +3,34 @@
 // read-only root filesystem, as the kubelet hands them to containerd. sexton runs from the
 // sexton-volume image (mounted read-only at /sexton, an emulation of the image volume) on the
 // Alpine-like base, whose busybox the checks use. Each feature must work, or its one line must
-// say what the kernel refused (docs/operations.md lists them).
-import { afterEach, expect, inject, test } from 'vitest';
-import { sleep } from '../support/pid1';
+// say what the kernel refused (docs/operations.md lists them). The unkillable process is frozen
+// from the node (cgroup v1 freezer), as in stuck.test.ts: the pod itself could not.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { afterAll, afterEach, beforeAll, expect, inject, test } from 'vitest';
+import { sleep, until } from '../support/pid1';
 import { freePort } from '../support/http';
+import { compileFixtures, CompiledFixtures } from '../support/faults';
+import { Freezer, removeFreezers, requireFreezer } from '../support/freezer';
+import { hostDescendants, procStat, readIfThere } from '../support/processes';
 import { BASES } from '../containers/base-images';
-import type { Restrictions } from './client';
 import { volumeMount } from './images';
-import { cri, exited, Pod, podName } from './pods';
+import { cri, exited, hostPid, Pod, podName, RESTRICTED } from './pods';
 
-const RESTRICTED: Restrictions = {
-  run_as_user: { value: 1000 },
-  run_as_group: { value: 1000 },
-  no_new_privs: true,
-  capabilities: { drop_capabilities: ['ALL'] },
-  seccomp: { profile_type: 'RuntimeDefault' },
-  readonly_rootfs: true,
-};
 const IMAGE = `${BASES['alpine-musl']}:latest`;
 
 const pods: Pod[] = [];
 afterEach(async () => {
+  await removeFreezers();  // thawed first: a container cannot end while its process is frozen
   for (const pod of pods.splice(0)) await pod.remove();
 });
+
+/** notify-send (test/fixtures/faults-notify-send.c), static: the Alpine-like base has no glibc. */
+let tools: CompiledFixtures;
+beforeAll(() => {
+  tools = compileFixtures(['notify-send'], { static: true });
+});
+afterAll(() => tools?.remove());
 
 const volume = () => volumeMount(inject('containerd').dir);
 
@@ -100,4 +105,63 @@ test('restricted: an app that ignores TERM is SIGKILLed at the grace period, 137
   await cri().stopContainer(id, 30);
   expect((await exited(id)).exit_code).toBe(137);
   expect(pod.log('app')).not.toMatch(/internal error/);
+});
+
+test('restricted: --ready-when notify: /readyz is 503 until the app sends READY=1, then 200', async () => {
+  const health = await freePort();
+  const pod = await new Pod(podName('restricted-notify')).run();
+  pods.push(pod);
+  // A directory of the node's, read-only in the pod: the test says when the app may be ready.
+  const go = path.join(inject('containerd').dir, 'volumes', pod.uid, 'go');
+  mkdirSync(go, { recursive: true });
+  const app = 'echo waiting; until [ -e /go/now ]; do sleep 0.1; done; /tools/notify-send READY=1 && exec /app/volume-app';
+  const id = await pod.start({
+    name: 'app', image: IMAGE, command: ['/sexton/bin/sexton', '--ready-when', 'notify', '--health', `127.0.0.1:${health}`, '--'],
+    args: ['sh', '-c', app], restrictions: RESTRICTED,
+    mounts: [...volume(), { container_path: '/tools', source: tools.dir, readonly: true }, { container_path: '/go', source: go, readonly: true }],
+  });
+  await pod.untilLogged('app', 'waiting');
+  // The health server listens once the child is spawned: /livez says when it does.
+  await until(async () => (await get(`http://127.0.0.1:${health}/livez`).catch(() => undefined))?.status === 200, 10_000, '/livez');
+  expect((await get(`http://127.0.0.1:${health}/readyz`)).status).toBe(503);
+  expect((await cri().execSync(id, ['/sexton/bin/sexton', 'status', '--ready'], 10)).exit_code).toBe(1);
+
+  writeFileSync(path.join(go, 'now'), '');
+  await pod.untilLogged('app', 'ready ');
+  await until(async () => (await get(`http://127.0.0.1:${health}/readyz`)).status === 200, 5000, '/readyz 200 after READY=1');
+  const ready = await cri().execSync(id, ['/sexton/bin/sexton', 'status', '--ready'], 10);
+  expect(ready.exit_code, ready.stderr).toBe(0);
+
+  await cri().stopContainer(id, 30);
+  expect((await exited(id)).exit_code).toBe(0);
+  const log = pod.log('app');
+  expect(log).toContain('got TERM');
+  expect(log).not.toMatch(/internal error|sd_notify/);
+});
+
+test('restricted: a process SIGKILL cannot end (frozen from the node) is named with its state, wchan and syscall', async () => {
+  requireFreezer();
+  const pod = await new Pod(podName('restricted-stuck')).run();
+  pods.push(pod);
+  const id = await pod.start({ name: 'app', image: IMAGE, command: ['/sexton/bin/sexton', '--grace', '1', '--'], args: ['sh', '-c', 'sleep 65 & exec sleep 66'], mounts: volume(), restrictions: RESTRICTED });
+  const pid1 = await hostPid(id);
+  const grandchild = await until(() => hostDescendants(pid1).find((pid) => readIfThere(`/proc/${pid}/cmdline`) === 'sleep\x0065\x00'), 15_000, 'the grandchild');
+  await until(() => readIfThere(`/proc/${grandchild}/wchan`) === 'hrtimer_nanosleep', 10_000, 'the grandchild asleep');
+  const freezer = new Freezer('cri-restricted');
+  freezer.add(grandchild);
+  await freezer.freeze();
+
+  // The runtime's 4 s pass with the frozen process still there: StopContainer fails at its deadline.
+  const stop = await cri().stopContainer(id, 4, 12_000).then(() => 'returned', (error: Error) => error.message);
+  expect(stop).toMatch(/^StopContainer: .*deadline exceeded/i);
+  const log = pod.log('app');
+  console.log(`restricted stuck: ${log.split('\n').filter((l) => /could not kill|after SIGKILL/.test(l)).join('\n')}`);
+  expect(log).toMatch(/could not kill pid \d+ \(sleep\): state D uninterruptible, wchan hrtimer_nanosleep, syscall clock_nanosleep, SIGKILL pending/);
+  expect(log).not.toMatch(/internal error/);
+  const said = /sexton: exiting with (\d+)/.exec(log);
+  expect(said, log).not.toBeNull();
+
+  freezer.thaw();
+  await until(() => procStat(grandchild) === undefined, 15_000, 'the thawed process to die');
+  expect((await exited(id)).exit_code).toBe(Number(said![1]));
 });

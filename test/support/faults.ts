@@ -2,7 +2,7 @@
 // in the cgroup v2 guest of test/cgroup2) made and removed per test, and a way in (join the cgroup, drop CAP_SYS_RESOURCE as a container does, then
 // unshare).
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fixture, type Pid1Run } from './pid1';
@@ -20,11 +20,16 @@ export interface CompiledFixtures {
   remove(): void;
 }
 
-/** Compiles test/fixtures/faults-NAME.c into a temporary directory with cc -O2. */
-export function compileFixtures(names: string[]): CompiledFixtures {
+/**
+ * Compiles test/fixtures/faults-NAME.c into a temporary directory with cc -O2; `static`: with
+ * musl-gcc -static, to run in an image with no C library, from a directory any uid can read.
+ */
+export function compileFixtures(names: string[], { static: linkStatically = false } = {}): CompiledFixtures {
   const dir = mkdtempSync(path.join(tmpdir(), 'sexton-faults-'));
+  const [cc, flags] = linkStatically ? ['musl-gcc', ['-static']] : ['cc', []];
+  if (linkStatically) chmodSync(dir, 0o755);
   for (const name of names) {
-    execFileSync('cc', ['-O2', '-Wall', '-o', path.join(dir, name), fixture(`faults-${name}.c`)], { stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync(cc, ['-O2', '-Wall', ...flags, '-o', path.join(dir, name), fixture(`faults-${name}.c`)], { stdio: ['ignore', 'ignore', 'inherit'] });
   }
   return { dir, path: (name) => path.join(dir, name), remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
