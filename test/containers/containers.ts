@@ -75,12 +75,22 @@ export async function exec(name: string, command: string[]): Promise<string> {
   return (await podman(engine(), ['exec', name, ...command])).stdout;
 }
 
-/** Waits until sexton, the container's PID 1, has reaped `count` orphans (its status counter). */
-export async function untilReaped(name: string, count: number, timeoutMs = 15_000): Promise<void> {
-  await until(async () => {
-    const status = JSON.parse(await exec(name, ['sexton', 'status', '--json'])) as { orphansReaped: number };
-    return status.orphansReaped >= count;
-  }, timeoutMs, `${count} orphans reaped in ${name}`);
+export interface SextonStatus {
+  pid: number;
+  orphansReaped: number;
+  zombieCount: number;
+  mainChild: { pid: number };
+}
+
+/**
+ * `sexton status --json` (`sexton`: its path in the container), once sexton, the container's
+ * PID 1, has reaped `count` orphans.
+ */
+export async function untilReaped(name: string, count: number, sexton = 'sexton'): Promise<SextonStatus> {
+  return until(async () => {
+    const status = JSON.parse(await exec(name, [sexton, 'status', '--json'])) as SextonStatus;
+    return status.orphansReaped >= count && status;
+  }, 15_000, `${count} orphans reaped in ${name}`);
 }
 
 /** Waits until the container holds `count` zombies (a PID 1 that never reaps). */

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, test } from 'vitest';
-import { exec, logs, removeAll, start, stop, waitExit, waitForLog } from './containers';
+import { logs, removeAll, start, stop, untilReaped, waitExit, waitForLog } from './containers';
 import { Base, BASES, importBases, importVolumeImage, VOLUME_IMAGE } from './base-images';
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'sexton-volume-'));
@@ -24,32 +24,11 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 const IMAGE_VOLUME = ['--mount', `type=image,source=${VOLUME_IMAGE},target=/sexton`];
 const ENTRYPOINT = '["/sexton/bin/sexton","--"]';
 
-interface Status {
-  pid: number;
-  orphansReaped: number;
-  zombieCount: number;
-}
-
-/** `sexton status --json` run from the tree inside the container, as an exec probe would. */
-async function statusOf(name: string): Promise<Status> {
-  return JSON.parse(await exec(name, ['/sexton/bin/sexton', 'status', '--json'])) as Status;
-}
-
-async function untilReaped(name: string): Promise<Status> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const status = await statusOf(name);
-    if (status.orphansReaped >= 1) return status;
-    if (Date.now() > deadline) throw new Error(`no orphan reaped in 10 s: ${JSON.stringify(status)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 describe.each(Object.keys(BASES) as Base[])('on %s, sexton from the mounted tree', (base) => {
   test('is PID 1, reaps the orphan, forwards TERM and exits with the app', async () => {
     const name = await start(BASES[base], ['/app/volume-app'], { entrypoint: ENTRYPOINT, runFlags: IMAGE_VOLUME });
     await waitForLog(name, 'ready');
-    const status = await untilReaped(name);
+    const status = await untilReaped(name, 1, '/sexton/bin/sexton');
     expect(status).toMatchObject({ pid: 1, orphansReaped: 1, zombieCount: 0 });
     await stop(name, 20);
     expect(await waitExit(name)).toBe(0);
@@ -71,7 +50,7 @@ describe.each(Object.keys(BASES) as Base[])('on %s, sexton from the mounted tree
 test('a read-only bind mount of the unpacked tree works the same (the stand-in for an image volume)', async () => {
   const name = await start(BASES.scratch, ['/app/volume-app'], { entrypoint: ENTRYPOINT, volumes: { [tree]: '/sexton:ro' } });
   await waitForLog(name, 'ready');
-  expect(await untilReaped(name)).toMatchObject({ pid: 1, zombieCount: 0 });
+  expect(await untilReaped(name, 1, '/sexton/bin/sexton')).toMatchObject({ pid: 1, zombieCount: 0 });
   await stop(name, 20);
   expect(await waitExit(name)).toBe(0);
 });

@@ -10,7 +10,7 @@ import { appendFileSync, chmodSync, existsSync, mkdtempSync, readFileSync, rmSyn
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, expect, inject, test } from 'vitest';
-import { exec, logs, removeAll, start, stop, waitExit, waitForLog } from './containers';
+import { exec, logs, removeAll, start, stop, untilReaped, waitExit, waitForLog } from './containers';
 import { BASES, importBases, importVolumeImage } from './base-images';
 import { podman } from './podman';
 
@@ -69,13 +69,7 @@ test('--userns=auto: PID 1 as the namespace\'s root, reaping, health, metrics, s
   expect(inside).toBe(0);
   expect(outside).toBeGreaterThan(0);
 
-  const deadline = Date.now() + 10_000;
-  let status: { pid: number; orphansReaped: number; zombieCount: number; mainChild: { pid: number } };
-  for (;;) {
-    status = JSON.parse(await exec(name, ['/sexton/bin/sexton', 'status', '--json']));
-    if (status.orphansReaped >= 1 || Date.now() > deadline) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const status = await untilReaped(name, 1, '/sexton/bin/sexton');
   expect(status).toMatchObject({ pid: 1, orphansReaped: 1, zombieCount: 0 });
   expect(await exec(name, ['wget', '-qO-', 'http://127.0.0.1:8081/livez'])).toBeTruthy();
   expect(await exec(name, ['wget', '-qO-', 'http://127.0.0.1:8081/readyz'])).toBeTruthy();

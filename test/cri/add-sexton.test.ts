@@ -7,10 +7,10 @@
 import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, expect, inject, test } from 'vitest';
-import { ROOT, sleep } from '../support/pid1';
+import { ROOT } from '../support/pid1';
 import { BASES } from '../containers/base-images';
 import { CRI_IMAGES } from './images';
-import { cri, exited, Pod, podName, RESTRICTED } from './pods';
+import { cri, exited, Pod, podName, RESTRICTED, untilReaped } from './pods';
 
 const MANIFEST = readFileSync(path.join(ROOT, 'examples', 'kubernetes', 'add-sexton.yaml'), 'utf8');
 
@@ -53,15 +53,7 @@ test('add-sexton.yaml: the init container copies the tree with no shell; sexton 
 
   const id = await pod.start({ name: 'app', image: `${BASES['distroless-static']}:latest`, command: app.command, args: ['/app/volume-app'], mounts: [{ container_path: app.mountPath, source: emptyDir, readonly: true }], restrictions: RESTRICTED });
   await pod.untilLogged('app', 'ready');
-  let status: { pid: number; orphansReaped: number; zombieCount: number };
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const answer = await cri().execSync(id, [`${app.mountPath}/bin/sexton`, 'status', '--json'], 10);
-    expect(answer.exit_code, answer.stderr).toBe(0);
-    status = JSON.parse(answer.stdout);
-    if (status.orphansReaped >= 1 || Date.now() > deadline) break;
-    await sleep(100);
-  }
+  const status = await untilReaped(id, 1, `${app.mountPath}/bin/sexton`);
   expect(status).toMatchObject({ pid: 1, orphansReaped: 1, zombieCount: 0 });
 
   const started = Date.now();

@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { afterAll, inject } from 'vitest';
 import { connect, ContainerConfig, ContainerStatus, CriClient, NamespaceMode, PodConfig, Restrictions } from './client';
 import { sleep, until } from '../support/pid1';
+import type { SextonStatus } from '../containers/containers';
 
 export const NAMESPACE = 'sexton-cri';
 
@@ -148,13 +149,6 @@ export async function untilReaped(id: string, count: number, sexton = 'sexton'):
     const status = JSON.parse(answer.stdout) as SextonStatus;
     return status.orphansReaped >= count && status;
   }, 15_000, `${count} orphans reaped in container ${id}`);
-}
-
-export interface SextonStatus {
-  pid: number;
-  orphansReaped: number;
-  zombieCount: number;
-  mainChild: { pid: number };
 }
 
 /** Host pid of a running container's PID 1 (ContainerStatus's verbose info, as crictl shows it). */

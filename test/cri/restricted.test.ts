@@ -8,14 +8,14 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, expect, inject, test } from 'vitest';
-import { sleep, until } from '../support/pid1';
+import { until } from '../support/pid1';
 import { freePort } from '../support/http';
 import { compileFixtures, CompiledFixtures } from '../support/faults';
 import { Freezer, removeFreezers, requireFreezer } from '../support/freezer';
 import { hostDescendants, procStat, readIfThere } from '../support/processes';
 import { BASES } from '../containers/base-images';
 import { volumeMount } from './images';
-import { cri, exited, hostPid, Pod, podName, RESTRICTED } from './pods';
+import { cri, exited, hostPid, Pod, podName, RESTRICTED, untilReaped } from './pods';
 
 const IMAGE = `${BASES['alpine-musl']}:latest`;
 
@@ -58,15 +58,7 @@ test('uid 1000, no privilege escalation, no capabilities, seccomp RuntimeDefault
   expect((await exec(['touch', '/written'])).exit_code).not.toBe(0);
 
   // sexton status (as uid 1000 too): PID 1, the orphan reaped, no zombie.
-  let status: { pid: number; orphansReaped: number; zombieCount: number; mainChild: { pid: number } };
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const answer = await exec(['/sexton/bin/sexton', 'status', '--json']);
-    expect(answer.exit_code, answer.stderr).toBe(0);
-    status = JSON.parse(answer.stdout);
-    if (status.orphansReaped >= 1 || Date.now() > deadline) break;
-    await sleep(100);
-  }
+  const status = await untilReaped(id, 1, '/sexton/bin/sexton');
   expect(status).toMatchObject({ pid: 1, orphansReaped: 1, zombieCount: 0 });
 
   // The child's oom_score_adj: above sexton's, so the OOM killer picks the app (raising needs no capability).

@@ -4,10 +4,9 @@
 // container mounts the unpacked sexton-volume image read-only at /sexton, which is what the
 // kubelet of Kubernetes 1.36 asks containerd 2.1 for (examples/kubernetes/image-volume.yaml).
 import { afterEach, describe, expect, inject, test } from 'vitest';
-import { sleep } from '../support/pid1';
 import { Base, BASES } from '../containers/base-images';
 import { volumeMount } from './images';
-import { cri, exited, Pod, podName } from './pods';
+import { cri, exited, Pod, podName, untilReaped } from './pods';
 
 const pods: Pod[] = [];
 afterEach(async () => {
@@ -24,13 +23,7 @@ describe.each(Object.keys(BASES) as Base[])('on %s', (base) => {
     pods.push(pod);
     const id = await pod.start({ name: 'app', image: `${BASES[base]}:latest`, command: COMMAND, args: ['/app/volume-app'], mounts: volume() });
     await pod.untilLogged('app', 'ready');
-    const deadline = Date.now() + 10_000;
-    let status: { pid: number; orphansReaped: number; zombieCount: number };
-    for (;;) {
-      status = JSON.parse((await cri().execSync(id, ['/sexton/bin/sexton', 'status', '--json'], 10)).stdout);
-      if (status.orphansReaped >= 1 || Date.now() > deadline) break;
-      await sleep(100);
-    }
+    const status = await untilReaped(id, 1, '/sexton/bin/sexton');
     expect(status).toMatchObject({ pid: 1, orphansReaped: 1, zombieCount: 0 });
     await cri().stopContainer(id, 30);
     expect((await exited(id)).exit_code).toBe(0);
