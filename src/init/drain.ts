@@ -1,17 +1,19 @@
 // The drain that waits for quiet (--drain-quiet): from the stop signal on, samples the network
-// namespace's traffic and says when none has reached the app for the quiet window. It runs only
-// during a stop: an idle sexton never samples. The policy over the samples is pure (no clock, no
-// kernel): what reached the app between two samples, when traffic last came, and what came
+// namespace's traffic and says when none has reached the app for the quiet window; the lifecycle
+// decides what that ends (its DrainWindow: when the drain began, when and why it ended). It runs
+// only during a stop: an idle sexton never samples. The policy over the samples is pure (no clock,
+// no kernel): what reached the app between two samples, when traffic last came, and what came
 // after the stop signal was forwarded (QuietWindow). The operator's lines are report/stats.ts's.
 import type { Logger } from '../platform/log';
 import type { Options } from '../config/options';
 import type { Host } from '../platform/host';
 import type { OwnListeners } from '../platform/own-listeners';
 import type { Timers } from './loop';
+import type { DrainWindow } from './lifecycle';
 import { TCP_LISTEN, TcpSocket, tcpSockets } from '../platform/tcp-sockets';
 import { hostNetworkSign, readTcpCounters, TcpCounters } from '../platform/netns';
 import { errnoName } from '../platform/os-constants';
-import { describeDrain, describeLateArrivals, DrainArrivals, DrainEndReason, DrainSnapshot } from '../report/stats';
+import { describeDrain, describeLateArrivals, DrainArrivals, DrainSnapshot } from '../report/stats';
 
 export interface TrafficSample {
   /** Milliseconds, on any one clock. */
@@ -56,24 +58,22 @@ export function listeningPorts(sample: TrafficSample, ownPorts: ReadonlySet<numb
     (s) => s.localPort);
 }
 
-/** The quiet window's clock for one drain, started at the stop signal. */
+/** The quiet window over one drain's samples, a reader of the lifecycle's window of that drain. */
 export class QuietWindow {
   private lastTrafficAt?: number;
-  private forwardedAt?: number;
-  private endedBy?: DrainEndReason;
   private unread = 0;
   private late: DrainArrivals = { ...NO_ARRIVALS };
 
   constructor(
     private readonly quietMs: number,
     private readonly capMs: number,
-    private readonly stoppedAt: number,
+    private readonly drain: Readonly<DrainWindow>,
     private readonly watch: DrainSnapshot['watch'],
   ) {}
 
-  /** Takes what arrived up to `at` (undefined: unreadable); true once the window is quiet. */
-  observe(arrivals: DrainArrivals | undefined, at: number): boolean {
-    if (this.forwardedAt !== undefined) {
+  /** Takes what arrived up to `at` (undefined: unreadable), late once the drain is over; true once quiet. */
+  observe(arrivals: DrainArrivals | undefined, at: number, late = this.drain.endedBy !== undefined): boolean {
+    if (late) {
       if (arrivals) this.late = { connections: this.late.connections + arrivals.connections,
         requests: this.late.requests + arrivals.requests, resets: this.late.resets + arrivals.resets };
       return false;
@@ -81,28 +81,19 @@ export class QuietWindow {
     if (!arrivals) this.unread++;
     // A sample that cannot be read may hide traffic: it counts as traffic.
     if (!arrivals || anyArrivals(arrivals)) this.lastTrafficAt = at;
-    return this.watch === 'traffic' && at - (this.lastTrafficAt ?? this.stoppedAt) >= this.quietMs;
-  }
-
-  forwarded(by: DrainEndReason, at: number): void {
-    if (this.forwardedAt !== undefined) return;
-    this.forwardedAt = at;
-    this.endedBy = by;
-  }
-
-  get isForwarded(): boolean {
-    return this.forwardedAt !== undefined;
+    return this.watch === 'traffic' && at - (this.lastTrafficAt ?? this.drain.startedAt) >= this.quietMs;
   }
 
   report(): DrainSnapshot {
-    const seconds = (at: number | undefined) => (at === undefined ? null : Math.round(at - this.stoppedAt) / 1000);
+    const { startedAt, endedAt, endedBy } = this.drain;
+    const seconds = (at: number | undefined) => (at === undefined ? null : Math.round(at - startedAt) / 1000);
     return {
       quietSeconds: this.quietMs / 1000,
       capSeconds: this.capMs / 1000,
       watch: this.watch,
-      waitedSeconds: seconds(this.forwardedAt),
+      waitedSeconds: seconds(endedAt),
       lastTrafficSeconds: seconds(this.lastTrafficAt),
-      endedBy: this.endedBy ?? null,
+      endedBy: endedBy ?? null,
       unreadSamples: this.unread,
       afterForward: { ...this.late },
     };
@@ -141,13 +132,11 @@ export class TrafficDrain {
     this.own = new Set([options.metrics?.port, options.health?.port].filter((port) => port !== undefined));
   }
 
-  /** At the stop signal. */
-  start(): void {
-    if (this.window) return;
+  /** At the stop signal, for the lifecycle's window of this drain. */
+  start(drain: Readonly<DrainWindow>): void {
     const { drainQuiet: quietSeconds, drainDelay: capSeconds } = this.options;
     const host = hostNetworkSign();
-    this.window = new QuietWindow(quietSeconds * 1000, capSeconds * 1000, this.host.clock.now(), host ? 'blind'
-      : 'traffic');
+    this.window = new QuietWindow(quietSeconds * 1000, capSeconds * 1000, drain, host ? 'blind' : 'traffic');
     if (host) {
       this.log.warn(
         `drain: sexton runs in the host's network namespace (${host}): whether the app's traffic stopped cannot be ` +
@@ -159,11 +148,10 @@ export class TrafficDrain {
     this.timers.start('drain-sample', sampleIntervalMs(quietSeconds), { repeat: true });
   }
 
-  /** The stop signal went out: the operator's line; sampling goes on, counting late arrivals. */
-  forwarded(by: DrainEndReason): void {
-    if (!this.window || this.window.isForwarded) return;
-    this.tick();  // what came since the last sample belongs before the forward
-    this.window.forwarded(by, this.host.clock.now());
+  /** The lifecycle ended the drain: the operator's line; sampling goes on, counting late arrivals. */
+  forwarded(): void {
+    if (!this.window) return;
+    this.tick(false);  // what came since the last sample belongs before the forward
     this.log.warn(describeDrain(this.window.report()));
   }
 
@@ -179,13 +167,13 @@ export class TrafficDrain {
     return this.window?.report() ?? null;
   }
 
-  /** One sample; true once no traffic reached the app for the quiet window. */
-  tick(): boolean {
+  /** One sample (late: after the forward, as the lifecycle's window says); true once the window is quiet. */
+  tick(late?: boolean): boolean {
     if (!this.window || !this.last) return false;
     const sample = this.sample();
     const arrivals = arrivalsBetween(this.last, sample, this.appPorts, this.own);
     this.last = sample;
-    return this.window.observe(arrivals, sample.at);
+    return this.window.observe(arrivals, sample.at, late);
   }
 
   private sample(): TrafficSample {

@@ -148,9 +148,9 @@ export class Executor {
         tree.reportUnkillable(log);
         return exporters.changed();  // a scrape in the second before the exit must name them
       case 'watch-traffic':
-        return drain?.start();
+        return drain?.start(action.drain);
       case 'end-drain':
-        return drain?.forwarded(action.by);
+        return drain?.forwarded();
       case 'start-timer': {
         // The kill round repeats until the tree is empty; the others fire once. Only grace and drain keep sexton alive.
         const { timer, seconds } = action;

@@ -1,12 +1,12 @@
 // The init's one state and the stop sequence as a pure machine: inputs (the child's start and
-// exit, stop signals, the app's sd_notify datagrams, timers) in, actions out. No clock, no /proc,
-// no signals here: the supervisor's loop feeds the inputs and carries out the actions. Readiness
-// is a reader of this state (readiness.ts).
+// exit, stop signals, the app's sd_notify datagrams, its own timers) in, actions out. No clock, no
+// /proc, no signals here: the supervisor's loop feeds the inputs, each with the moment it is
+// handled, and carries out the actions. Readiness and the quiet window read this state.
 //
 //   running ──stop signal──▶ draining (drain delay; with a quiet window,
 //      │                     until traffic stops) ──▶ stopping (grace period)
 //      │                                                    │
-//      └──main child exits──▶ leftovers get TERM ◀──────────┘ main child exits
+//      └──main child exits──▶ leftovers get TERM ◀──────────┘ main child exits (draining too)
 //                             grace period over ──▶ killing: SIGKILL survivors
 //   no children left and the main child gone ──▶ finish (exit with its status)
 
@@ -36,14 +36,21 @@ export interface AppState {
   counts: NotifyCounts;
 }
 
+/** A drain, from the stop signal (with a drain delay) to its end, in the host clock's milliseconds. */
+export interface DrainWindow {
+  startedAt: number;
+  endedAt?: number;
+  endedBy?: DrainEndReason;
+}
+
 /** Everything the init knows of its own life; the lifecycle alone changes it. */
 export interface InitState {
   phase: Phase;
   /** 0 until the child runs. */
   mainPid: number;
-  /** Set once the main child is reaped. */
+  /** Set once the main child is reaped, or the status sexton leaves with when it could not start. */
   mainExit?: MainExit;
-  mainExited: boolean;
+  drain?: DrainWindow;
   /** Stop signals acted on so far; the native counter says how many arrived. */
   stopSignalsHandled: number;
   survivorsKilled: number;
@@ -68,15 +75,12 @@ export type Input =
   | { kind: 'survivors-killed'; count: number }
   /** The child could not be started: sexton exits with this status. */
   | { kind: 'start-failed'; exit: MainExit }
-  | { kind: 'drain-over' }
+  /** One of its timers fired (kill-check: who outlived SIGKILL could not be killed; the kill round repeats itself). */
+  | { kind: 'timer'; timer: Exclude<Timer, 'kill-repeat'> }
   /** No traffic reached the app for the quiet window. */
   | { kind: 'traffic-quiet' }
-  | { kind: 'grace-over' }
-  | { kind: 'backstop' }
-  /** A moment after SIGKILL: whoever is still there could not be killed. */
-  | { kind: 'kill-check' }
   /** leftovers: live processes other than sexton, or 'unseen' when /proc is not ours. */
-  | { kind: 'main-exited'; lastChild: boolean; leftovers: number | 'unseen'; exit?: MainExit }
+  | { kind: 'main-exited'; lastChild: boolean; leftovers: number | 'unseen'; exit: MainExit }
   | { kind: 'no-children' };
 
 export type Timer = 'drain' | 'grace' | 'kill-repeat' | 'kill-check' | 'backstop';
@@ -99,8 +103,8 @@ export type Action =
   | { kind: 'retry-failed-steps' }
   /** Name every process still alive after SIGKILL, and what it waits on. */
   | { kind: 'report-unkillable' }
-  /** Watch the network namespace's traffic for the quiet window (only during a drain). */
-  | { kind: 'watch-traffic' }
+  /** Watch the network namespace's traffic for the quiet window of this drain. */
+  | { kind: 'watch-traffic'; drain: Readonly<DrainWindow> }
   /** A drain that watched traffic is over: why, for the operator's line. */
   | { kind: 'end-drain'; by: DrainEndReason }
   | { kind: 'start-timer'; timer: Timer; seconds: number }
@@ -119,7 +123,7 @@ export const KILL_BACKSTOP_SECONDS = 2;
 
 export class Lifecycle {
   private readonly s: InitState = {
-    phase: 'starting', mainPid: 0, mainExited: false, stopSignalsHandled: 0, survivorsKilled: 0,
+    phase: 'starting', mainPid: 0, stopSignalsHandled: 0, survivorsKilled: 0,
     app: { ready: false, stopping: false, counts: { accepted: 0, malformed: 0, oversized: 0, foreign: 0,
       descriptors: 0 } },
   };
@@ -139,7 +143,8 @@ export class Lifecycle {
     return this.phase === 'draining' || this.phase === 'stopping' || this.phase === 'killing';
   }
 
-  step(input: Input): Action[] {
+  /** at: when the input is handled, on the host's clock (a drain's window is timed by it). */
+  step(input: Input, at = 0): Action[] {
     switch (input.kind) {
       case 'started':
         this.s.phase = 'running';
@@ -147,10 +152,10 @@ export class Lifecycle {
         return [];
       case 'stop-signal':
         this.s.stopSignalsHandled++;
-        return this.onStopSignal();
+        return this.onStopSignal(at);
       case 'stop-signals': {
         const actions: Action[] = [];
-        while (this.s.stopSignalsHandled < input.arrived) actions.push(...this.step({ kind: 'stop-signal' }));
+        while (this.s.stopSignalsHandled < input.arrived) actions.push(...this.step({ kind: 'stop-signal' }, at));
         return actions;
       }
       case 'app-notified':
@@ -164,11 +169,22 @@ export class Lifecycle {
       case 'start-failed':
         this.s.mainExit = input.exit;
         return [];
-      case 'drain-over':
-        return this.phase === 'draining' ? this.forwardAfterDrain('cap') : [];
+      case 'timer':
+        return this.onTimer(input.timer, at);
       case 'traffic-quiet':
-        return this.phase === 'draining' ? this.forwardAfterDrain('quiet') : [];
-      case 'grace-over':
+        return this.phase === 'draining' ? this.forwardAfterDrain('quiet', at) : [];
+      case 'main-exited':
+        return this.onMainExit(input, at);
+      case 'no-children':
+        return this.s.mainExit ? [{ kind: 'finish' }] : [];
+    }
+  }
+
+  private onTimer(timer: Exclude<Timer, 'kill-repeat'>, at: number): Action[] {
+    switch (timer) {
+      case 'drain':
+        return this.phase === 'draining' ? this.forwardAfterDrain('cap', at) : [];
+      case 'grace':
         this.s.phase = 'killing';
         return [
           { kind: 'kill-survivors' },
@@ -181,19 +197,14 @@ export class Lifecycle {
       case 'backstop':
         return [{ kind: 'log', level: 'error',
           message: 'processes are still there after SIGKILL (uninterruptible?): exiting anyway' }, { kind: 'finish' }];
-      case 'main-exited':
-        if (input.exit) this.s.mainExit = input.exit;
-        return this.onMainExit(input.lastChild, input.leftovers);
-      case 'no-children':
-        return this.s.mainExited ? [{ kind: 'finish' }] : [];
     }
   }
 
-  private onStopSignal(): Action[] {
+  private onStopSignal(at: number): Action[] {
     const { drainDelay, drainQuiet, grace, stopSignalName: name } = this.settings;
     // The tree is already being taken down; a step of that which failed gets another chance.
     const retry: Action = { kind: 'retry-failed-steps' };
-    if (this.s.mainExited) return [retry];
+    if (this.s.mainExit) return [retry];
     if (this.phase === 'running') {
       const drain = drainQuiet > 0
         ? `once no traffic reached the app for ${drainQuiet}s (at most ${drainDelay}s), `
@@ -204,28 +215,32 @@ export class Lifecycle {
       ];
       if (drainDelay === 0) return [...actions, ...this.startStopping()];  // the handler forwarded it
       this.s.phase = 'draining';
-      const watch: Action[] = drainQuiet > 0 ? [{ kind: 'watch-traffic' }] : [];
+      const window = this.s.drain = { startedAt: at };
+      const watch: Action[] = drainQuiet > 0 ? [{ kind: 'watch-traffic', drain: window }] : [];
       // The watch first: its clock starts no later than the cap's.
       return [...actions, ...watch, { kind: 'start-timer', timer: 'drain', seconds: drainDelay }];
     }
     if (this.phase === 'draining') {
       return [{ kind: 'log', level: 'warn', message: `received ${name} again: skipping the rest of the drain delay` },
-        ...this.forwardAfterDrain('second-signal')];
+        ...this.forwardAfterDrain('second-signal', at)];
     }
     // Repeated stop signals reach the child, as they do without a delay (the handler's work).
     if (this.phase === 'stopping' && drainDelay > 0) return [{ kind: 'forward-stop-signal' }, retry];
     return this.shuttingDown ? [retry] : [];
   }
 
-  /** Only a drain that watched traffic has something to tell at its end. */
-  private endDrain(by: DrainEndReason): Action[] {
-    return this.settings.drainQuiet > 0 && this.phase === 'draining' ? [{ kind: 'end-drain', by }] : [];
+  /** The drain ends once, leaving 'draining'; only a drain that watched traffic has something to tell. */
+  private endDrain(by: DrainEndReason, at: number): Action[] {
+    if (this.phase !== 'draining' || !this.s.drain) return [];
+    Object.assign(this.s.drain, { endedAt: at, endedBy: by });
+    this.s.phase = 'stopping';
+    return this.settings.drainQuiet > 0 ? [{ kind: 'end-drain', by }] : [];
   }
 
   /** The drain is over (its timer too, unless the cap is what ended it): the stop signal goes out. */
-  private forwardAfterDrain(by: DrainEndReason): Action[] {
+  private forwardAfterDrain(by: DrainEndReason, at: number): Action[] {
     const cancel: Action[] = by === 'cap' ? [] : [{ kind: 'cancel-timer', timer: 'drain' }];
-    return [...this.endDrain(by), ...cancel, { kind: 'forward-stop-signal' }, ...this.startStopping()];
+    return [...this.endDrain(by, at), ...cancel, { kind: 'forward-stop-signal' }, ...this.startStopping()];
   }
 
   /** The grace period starts with the stop signal's forwarding; daemons get TERM with it. */
@@ -234,14 +249,15 @@ export class Lifecycle {
     return [{ kind: 'terminate-daemons' }, { kind: 'start-timer', timer: 'grace', seconds: this.settings.grace }];
   }
 
-  private onMainExit(lastChild: boolean, leftovers: number | 'unseen'): Action[] {
+  private onMainExit({ lastChild, leftovers, exit }: Input & { kind: 'main-exited' }, at: number): Action[] {
     const { grace, isInit } = this.settings;
-    const actions: Action[] = [...this.endDrain('main-exited'), { kind: 'cancel-timer', timer: 'drain' }];
-    this.s.mainExited = true;
+    const stopping = this.phase === 'stopping';  // a grace period runs already
+    const actions: Action[] = [...this.endDrain('main-exited', at), { kind: 'cancel-timer', timer: 'drain' }];
+    this.s.mainExit = exit;
     if (lastChild) return [...actions, { kind: 'finish' }];  // nothing left to wait for
     if (this.phase === 'killing') return actions;
     if (leftovers === 'unseen') {
-      if (!isInit || this.phase === 'stopping') return actions;
+      if (!isInit || stopping) return actions;
       this.s.phase = 'stopping';
       return [
         ...actions,
@@ -254,15 +270,14 @@ export class Lifecycle {
     }
     if (leftovers === 0) return actions;  // the reaper reports "no children" next
     if (!this.shuttingDown) actions.push({ kind: 'report-zombie-parents' });
-    const fresh = this.phase !== 'stopping';
     this.s.phase = 'stopping';
     actions.push(
       { kind: 'log', level: 'warn',
         message: `main child is gone; ${leftovers} process(es) left: sending ` +
-          `TERM, ${fresh ? `grace period ${grace}s` : 'within the grace period'}` },
+          `TERM, ${stopping ? 'within the grace period' : `grace period ${grace}s`}` },
       { kind: 'terminate-leftovers' },
     );
-    if (fresh) actions.push({ kind: 'start-timer', timer: 'grace', seconds: grace });
+    if (!stopping) actions.push({ kind: 'start-timer', timer: 'grace', seconds: grace });
     return actions;
   }
 

@@ -131,8 +131,8 @@ export function healthOf(s: Readonly<InitState>, readyWhen: ReadyWhen, stopArriv
   const status = s.app.status === undefined ? '' : ` (app: ${s.app.status})`;
   const not = (why: string): HealthState => ({ live: true, ready: false, reason: `${why}${status}` });
   if (stopArrivals > 0) return not('stopping: the stop signal arrived');
-  if (s.mainExited) return not('the main child has exited');
-  if (s.phase === 'starting') return not('starting');
+  if (s.phase === 'starting') return not('starting');  // a failed start's status is no exit
+  if (s.mainExit) return not('the main child has exited');
   if (s.app.stopping) return not('stopping: the app sent STOPPING=1');
   if (readyWhen === 'notify' && !s.app.ready) return not('waiting for READY=1 from the app');
   return { live: true, ready: true,

@@ -24,7 +24,7 @@ import { Executor, InitParts } from './executor';
 import { TrafficDrain } from './drain';
 import { Notifications, readinessNow } from './readiness';
 import { SnapshotSource } from './snapshot-source';
-import { Loop, TimerInput, TimerName } from './loop';
+import { Loop, TimerInput } from './loop';
 
 const { SIGKILL } = constants.signals;
 
@@ -118,12 +118,12 @@ export class Supervisor {
     const childOomScoreAdj = this.parts.memory.childOomScoreAdj();  // from what sexton holds before it lets go
     this.parts.memory.releaseBeforeSpawn();
     const result = native.spawn(argv, candidates, childOomScoreAdj, options.childSession);
-    if (result.forkErrno !== 0) this.fail(
+    if (result.forkErrno !== 0) this.executor.failStart(
       `cannot start ${quote(command)}: fork failed (${errnoName(result.forkErrno)})`, EXIT.cannotRun);
     if (result.execErrno !== 0) {
       const failure = this.hooks.execFailure?.(command, result.execErrno) ?? execFailure(command, result.execErrno,
         candidates);
-      this.fail(failure.message, failure.exitCode);
+      this.executor.failStart(failure.message, failure.exitCode);
     }
     // The child runs. From here on the init may no longer bail: no error ends sexton, every one is
     // a line in the log, and the only ways out are the child's exit and the stop sequence.
@@ -148,20 +148,15 @@ export class Supervisor {
     if (input.kind === 'reap') return this.onReap(input.event);
     if (input.kind === 'notice') return this.onNotice(input.notice);
     if (input.kind === 'answered') return this.parts.memory.afterAnswer();
-    return this.onTimer(input.timer);
-  }
-
-  private onTimer(timer: TimerName): void {
+    const { timer } = input;
     switch (timer) {
-      case 'drain': return this.step({ kind: 'drain-over' });
-      case 'grace': return this.step({ kind: 'grace-over' });
-      case 'kill-check': return this.step({ kind: 'kill-check' });
-      case 'backstop': return this.step({ kind: 'backstop' });
-      case 'kill-repeat': return this.parts.tree.killAll();
+      case 'kill-repeat': return this.parts.tree.killAll();  // whatever the phase, until the exit
       case 'exporters': return this.startExporters();
       case 'zombie-relook': return this.parts.tree.blameZombieParents(this.parts.tree.processes(), this.log, false);
       case 'drain-sample': return void (this.parts.drain?.tick() && this.step({ kind: 'traffic-quiet' }));
-      default: return this.parts.memory.onTimer(timer);
+      case 'oom-recheck': case 'oom-release': case 'release-now': case 'release-soon': case 'settle':
+        return this.parts.memory.onTimer(timer);
+      default: return this.step({ kind: 'timer', timer });  // the lifecycle's own
     }
   }
 
@@ -213,9 +208,9 @@ export class Supervisor {
     this.step({ kind: 'stop-signals', arrived: this.host.native.stats().received[this.options.stopSignal] });
   }
 
-  /** Feeds one input to the lifecycle and carries out what it decides (scan: /proc, if read already). */
+  /** Feeds one input to the lifecycle, now, and carries out what it decides (scan: /proc, if read already). */
   private step(input: Input, scan?: ProcessInfo[]): void {
-    this.executor.run(this.parts.lifecycle.step(input), scan);
+    this.executor.run(this.parts.lifecycle.step(input, this.host.clock.now()), scan);
   }
 
   private onReap(event: ReapEvent): void {
@@ -237,9 +232,5 @@ export class Supervisor {
     this.step({ kind: 'main-exited', lastChild, leftovers, exit: { exitCode: event.exitCode, signal: event.signal } },
       scan);
     this.host.native.mainExitAnswered();  // the lifecycle has acted: the addon's watch becomes the deadline
-  }
-
-  private fail(message: string, exitCode: number): never {
-    return this.executor.failStart(message, exitCode);
   }
 }

@@ -12,6 +12,9 @@ function running(over: Partial<LifecycleSettings> = {}): Lifecycle {
   return lifecycle;
 }
 
+/** The main child's status: what the lifecycle decides does not depend on it. */
+const exit = { exitCode: 0, signal: 0 };
+
 const kinds = (actions: Action[]) => actions.map((a) => (a.kind === 'start-timer' || a.kind === 'cancel-timer' ? `${a.kind}:${a.timer}` : a.kind));
 
 describe('a stop signal', () => {
@@ -30,7 +33,7 @@ describe('a stop signal', () => {
     const lifecycle = running({ drainDelay: 5 });
     expect(kinds(lifecycle.step({ kind: 'stop-signal' }))).toEqual(['report-zombie-parents', 'log', 'start-timer:drain']);
     expect(lifecycle.phase).toBe('draining');
-    expect(kinds(lifecycle.step({ kind: 'drain-over' }))).toEqual(['forward-stop-signal', 'terminate-daemons', 'start-timer:grace']);
+    expect(kinds(lifecycle.step({ kind: 'timer', timer: 'drain' }))).toEqual(['forward-stop-signal', 'terminate-daemons', 'start-timer:grace']);
     expect(lifecycle.phase).toBe('stopping');
     // Repeated stop signals reach the child, as they would without a delay.
     expect(kinds(lifecycle.step({ kind: 'stop-signal' }))).toEqual(['forward-stop-signal', 'retry-failed-steps']);
@@ -41,19 +44,19 @@ describe('a stop signal', () => {
     lifecycle.step({ kind: 'stop-signal' });
     const actions = lifecycle.step({ kind: 'stop-signal' });
     expect(kinds(actions)).toEqual(['log', 'cancel-timer:drain', 'forward-stop-signal', 'terminate-daemons', 'start-timer:grace']);
-    expect(lifecycle.step({ kind: 'drain-over' })).toEqual([]);  // a late timer does nothing
+    expect(lifecycle.step({ kind: 'timer', timer: 'drain' })).toEqual([]);  // a late timer does nothing
   });
 
   test('after the main child exited, it starts nothing new: failed steps are tried again', () => {
     const lifecycle = running();
-    lifecycle.step({ kind: 'main-exited', lastChild: false, leftovers: 2 });
+    lifecycle.step({ kind: 'main-exited', lastChild: false, leftovers: 2, exit });
     expect(kinds(lifecycle.step({ kind: 'stop-signal' }))).toEqual(['retry-failed-steps']);
   });
 
   test('while killing, a repeated one still asks for the failed steps again', () => {
     const lifecycle = running();
     lifecycle.step({ kind: 'stop-signal' });
-    lifecycle.step({ kind: 'grace-over' });
+    lifecycle.step({ kind: 'timer', timer: 'grace' });
     expect(kinds(lifecycle.step({ kind: 'stop-signal' }))).toEqual(['retry-failed-steps']);
     expect(lifecycle.phase).toBe('killing');
   });
@@ -61,18 +64,18 @@ describe('a stop signal', () => {
 
 describe('the main child exits', () => {
   test('as the last child: finish at once', () => {
-    expect(kinds(running().step({ kind: 'main-exited', lastChild: true, leftovers: 0 }))).toEqual(['cancel-timer:drain', 'finish']);
+    expect(kinds(running().step({ kind: 'main-exited', lastChild: true, leftovers: 0, exit }))).toEqual(['cancel-timer:drain', 'finish']);
   });
 
   test('with nothing live left: wait for the reaper to say no child is left, then finish', () => {
     const lifecycle = running();
-    expect(kinds(lifecycle.step({ kind: 'main-exited', lastChild: false, leftovers: 0 }))).toEqual(['cancel-timer:drain']);
+    expect(kinds(lifecycle.step({ kind: 'main-exited', lastChild: false, leftovers: 0, exit }))).toEqual(['cancel-timer:drain']);
     expect(kinds(lifecycle.step({ kind: 'no-children' }))).toEqual(['finish']);
   });
 
   test('with leftovers while running: report, TERM them, start a fresh grace period', () => {
     const lifecycle = running();
-    const actions = lifecycle.step({ kind: 'main-exited', lastChild: false, leftovers: 3 });
+    const actions = lifecycle.step({ kind: 'main-exited', lastChild: false, leftovers: 3, exit });
     expect(kinds(actions)).toEqual(['cancel-timer:drain', 'report-zombie-parents', 'log', 'terminate-leftovers', 'start-timer:grace']);
     expect(actions).toContainEqual({ kind: 'log', level: 'warn', message: 'main child is gone; 3 process(es) left: sending TERM, grace period 10s' });
   });
@@ -80,30 +83,30 @@ describe('the main child exits', () => {
   test('with leftovers while stopping: TERM them within the grace period already running', () => {
     const lifecycle = running();
     lifecycle.step({ kind: 'stop-signal' });
-    expect(kinds(lifecycle.step({ kind: 'main-exited', lastChild: false, leftovers: 1 }))).toEqual(['cancel-timer:drain', 'log', 'terminate-leftovers']);
+    expect(kinds(lifecycle.step({ kind: 'main-exited', lastChild: false, leftovers: 1, exit }))).toEqual(['cancel-timer:drain', 'log', 'terminate-leftovers']);
   });
 
   test('unseen (/proc is not ours): PID 1 TERMs its namespace; a subreaper cannot', () => {
-    expect(kinds(running().step({ kind: 'main-exited', lastChild: false, leftovers: 'unseen' })))
+    expect(kinds(running().step({ kind: 'main-exited', lastChild: false, leftovers: 'unseen', exit })))
       .toEqual(['cancel-timer:drain', 'log', 'terminate-unseen', 'start-timer:grace']);
-    expect(kinds(running({ isInit: false }).step({ kind: 'main-exited', lastChild: false, leftovers: 'unseen' }))).toEqual(['cancel-timer:drain']);
+    expect(kinds(running({ isInit: false }).step({ kind: 'main-exited', lastChild: false, leftovers: 'unseen', exit }))).toEqual(['cancel-timer:drain']);
   });
 
   test('while killing: nothing more to start', () => {
     const lifecycle = running();
     lifecycle.step({ kind: 'stop-signal' });
-    lifecycle.step({ kind: 'grace-over' });
-    expect(kinds(lifecycle.step({ kind: 'main-exited', lastChild: false, leftovers: 1 }))).toEqual(['cancel-timer:drain']);
+    lifecycle.step({ kind: 'timer', timer: 'grace' });
+    expect(kinds(lifecycle.step({ kind: 'main-exited', lastChild: false, leftovers: 1, exit }))).toEqual(['cancel-timer:drain']);
   });
 });
 
 test('the grace period ends: kill survivors, repeat, and leave at the backstop', () => {
   const lifecycle = running();
   lifecycle.step({ kind: 'stop-signal' });
-  expect(kinds(lifecycle.step({ kind: 'grace-over' }))).toEqual(['kill-survivors', 'start-timer:kill-repeat', 'start-timer:kill-check', 'start-timer:backstop']);
-  expect(kinds(lifecycle.step({ kind: 'kill-check' }))).toEqual(['report-unkillable']);
+  expect(kinds(lifecycle.step({ kind: 'timer', timer: 'grace' }))).toEqual(['kill-survivors', 'start-timer:kill-repeat', 'start-timer:kill-check', 'start-timer:backstop']);
+  expect(kinds(lifecycle.step({ kind: 'timer', timer: 'kill-check' }))).toEqual(['report-unkillable']);
   expect(lifecycle.phase).toBe('killing');
-  expect(kinds(lifecycle.step({ kind: 'backstop' }))).toEqual(['log', 'finish']);
+  expect(kinds(lifecycle.step({ kind: 'timer', timer: 'backstop' }))).toEqual(['log', 'finish']);
 });
 
 test('no children before the main child exited is not the end', () => {
@@ -124,13 +127,13 @@ describe('a drain that waits for quiet (--drain-quiet)', () => {
     expect(forward[0]).toEqual({ kind: 'end-drain', by: 'quiet' });
     expect(lifecycle.phase).toBe('stopping');
     expect(lifecycle.step({ kind: 'traffic-quiet' })).toEqual([]);  // once only
-    expect(lifecycle.step({ kind: 'drain-over' })).toEqual([]);
+    expect(lifecycle.step({ kind: 'timer', timer: 'drain' })).toEqual([]);
   });
 
   test('the cap forwards it when traffic does not stop', () => {
     const lifecycle = quiet();
     lifecycle.step({ kind: 'stop-signal' });
-    const actions = lifecycle.step({ kind: 'drain-over' });
+    const actions = lifecycle.step({ kind: 'timer', timer: 'drain' });
     expect(kinds(actions)).toEqual(['end-drain', 'forward-stop-signal', 'terminate-daemons', 'start-timer:grace']);
     expect(actions[0]).toEqual({ kind: 'end-drain', by: 'cap' });
   });
@@ -146,13 +149,24 @@ describe('a drain that waits for quiet (--drain-quiet)', () => {
   test('the main child exiting during the drain ends it', () => {
     const lifecycle = quiet();
     lifecycle.step({ kind: 'stop-signal' });
-    expect(kinds(lifecycle.step({ kind: 'main-exited', lastChild: true, leftovers: 0 }))).toEqual(['end-drain', 'cancel-timer:drain', 'finish']);
+    expect(kinds(lifecycle.step({ kind: 'main-exited', lastChild: true, leftovers: 0, exit }))).toEqual(['end-drain', 'cancel-timer:drain', 'finish']);
+  });
+
+  test('the drain is the lifecycle\'s: when it began, when and why it ended; it ends once', () => {
+    const lifecycle = quiet();
+    lifecycle.step({ kind: 'stop-signal' }, 1000);
+    expect(lifecycle.state.drain).toEqual({ startedAt: 1000 });
+    expect(kinds(lifecycle.step({ kind: 'main-exited', lastChild: false, leftovers: 0, exit }, 1500))).toEqual(['end-drain', 'cancel-timer:drain']);
+    expect(lifecycle.state.drain).toEqual({ startedAt: 1000, endedAt: 1500, endedBy: 'main-exited' });
+    expect(lifecycle.phase).toBe('stopping');  // no longer draining: nothing ends the drain again
+    expect(lifecycle.step({ kind: 'traffic-quiet' }, 1600)).toEqual([]);
+    expect(kinds(lifecycle.step({ kind: 'no-children' }))).toEqual(['finish']);
   });
 
   test('quiet before any stop signal, or without --drain-quiet, means nothing', () => {
     expect(quiet().step({ kind: 'traffic-quiet' })).toEqual([]);
     const fixed = running({ drainDelay: 5 });
     expect(kinds(fixed.step({ kind: 'stop-signal' }))).not.toContain('watch-traffic');
-    expect(kinds(fixed.step({ kind: 'drain-over' }))).not.toContain('end-drain');
+    expect(kinds(fixed.step({ kind: 'timer', timer: 'drain' }))).not.toContain('end-drain');
   });
 });

@@ -2,7 +2,8 @@
 import { describe, expect, test } from 'vitest';
 import { TCP_LISTEN, TcpSocket } from '../../../src/platform/tcp-sockets';
 import { arrivalsBetween, listeningPorts, QuietWindow, sampleIntervalMs, TrafficSample } from '../../../src/init/drain';
-import { describeDrain, describeLateArrivals } from '../../../src/report/stats';
+import { describeDrain, describeLateArrivals, DrainEndReason } from '../../../src/report/stats';
+import type { DrainWindow } from '../../../src/init/lifecycle';
 
 const ESTABLISHED = 1;
 const listener = (port: number, queued = 0): TcpSocket => ({ state: TCP_LISTEN, localPort: port, cookie: port, bytesReceived: 0, queued });
@@ -43,28 +44,33 @@ describe('what reached the app between two samples', () => {
 describe('the quiet window', () => {
   const none = { connections: 0, requests: 0, resets: 0 };
   const one = { connections: 0, requests: 1, resets: 0 };
+  /** The lifecycle's window of a drain started at `startedAt`, as it keeps it. */
+  const stop = (startedAt: number): DrainWindow => ({ startedAt });
+  /** What the lifecycle records when it ends the drain. */
+  const end = (drain: DrainWindow, endedBy: DrainEndReason, endedAt: number) => Object.assign(drain, { endedBy, endedAt });
 
   test('quiet once nothing came for the window since the stop signal, or since the last traffic', () => {
-    const window = new QuietWindow(2000, 10_000, 1000, 'traffic');
+    const window = new QuietWindow(2000, 10_000, stop(1000), 'traffic');
     expect(window.observe(one, 1500)).toBe(false);
     expect(window.observe(none, 3400)).toBe(false);
     expect(window.observe(none, 3500)).toBe(true);
-    expect(new QuietWindow(2000, 10_000, 1000, 'traffic').observe(none, 3000)).toBe(true);
+    expect(new QuietWindow(2000, 10_000, stop(1000), 'traffic').observe(none, 3000)).toBe(true);
   });
 
   test('an unreadable sample counts as traffic; blind (host network) is never quiet', () => {
-    const window = new QuietWindow(2000, 10_000, 0, 'traffic');
+    const window = new QuietWindow(2000, 10_000, stop(0), 'traffic');
     window.observe(undefined, 1900);
     expect(window.observe(none, 3000)).toBe(false);
     expect(window.report().unreadSamples).toBe(1);
-    expect(new QuietWindow(2000, 10_000, 0, 'blind').observe(none, 9000)).toBe(false);
+    expect(new QuietWindow(2000, 10_000, stop(0), 'blind').observe(none, 9000)).toBe(false);
   });
 
   test('after the forward: arrivals are counted, and the report says how the drain went', () => {
-    const window = new QuietWindow(2000, 10_000, 1000, 'traffic');
+    const drain = stop(1000);
+    const window = new QuietWindow(2000, 10_000, drain, 'traffic');
     window.observe(one, 2500);
     window.observe(none, 4500);
-    window.forwarded('quiet', 4500);
+    end(drain, 'quiet', 4500);
     window.observe({ connections: 2, requests: 3, resets: 1 }, 4600);
     window.observe({ connections: 1, requests: 0, resets: 0 }, 4700);
     const report = window.report();
@@ -77,12 +83,12 @@ describe('the quiet window', () => {
   });
 
   test('the cap: cut short while traffic went on, or blind', () => {
-    const window = new QuietWindow(2000, 5000, 0, 'traffic');
+    const drain = stop(0);
+    const window = new QuietWindow(2000, 5000, drain, 'traffic');
     window.observe(one, 4900);
-    window.forwarded('cap', 5000);
+    end(drain, 'cap', 5000);
     expect(describeDrain(window.report())).toBe('drain: forwarding the stop signal, waited 5.00s (cut short by the 5s cap: traffic had not stopped); last traffic 4.90s after the stop signal');
-    const blind = new QuietWindow(2000, 5000, 0, 'blind');
-    blind.forwarded('cap', 5000);
+    const blind = new QuietWindow(2000, 5000, end(stop(0), 'cap', 5000), 'blind');
     expect(describeDrain(blind.report())).toContain('(the 5s cap (host network: quiet cannot be told)); no traffic after the stop signal');
     expect(describeLateArrivals(blind.report())).toBeUndefined();
   });

@@ -32,7 +32,7 @@ function readiness(readyWhen: ReadyWhen, stopSignals: () => number) {
   const lifecycle = new Lifecycle({ drainDelay: 0, drainQuiet: 0, grace: 10, stopSignalName: 'SIGTERM', isInit: true });
   return {
     started: () => lifecycle.step({ kind: 'started', pid: 7 }),
-    mainExited: () => lifecycle.step({ kind: 'main-exited', lastChild: false, leftovers: 0 }),
+    mainExited: () => lifecycle.step({ kind: 'main-exited', lastChild: false, leftovers: 0, exit: { exitCode: 0, signal: 0 } }),
     notified: (notification: Notification) => lifecycle.step({ kind: 'app-notified', notification }),
     state: () => healthOf(lifecycle.state, readyWhen, stopSignals()),
   };
