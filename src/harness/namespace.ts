@@ -63,7 +63,8 @@ export interface FindOptions {
  * way: unshare's exit wakes it at once, as a PID 1 over at once may be gone before the first look
  * (once seen, it is handed over even if gone since). Throws after timeoutMs.
  */
-export async function findPid1(unsharePid: number, exited: Promise<unknown>, options: FindOptions = {}): Promise<number> {
+export async function findPid1(unsharePid: number, exited: Promise<unknown>,
+  options: FindOptions = {}): Promise<number> {
   const { timeoutMs = 10_000, everyMs = 10, ready } = options;
   let over = false;
   const end = exited.then(() => (over = true), () => (over = true));
@@ -74,7 +75,9 @@ export async function findPid1(unsharePid: number, exited: Promise<unknown>, opt
     seen = childrenOf(unsharePid)[0] ?? seen;
     if (seen && (ready === undefined || ready(seen))) return seen;
     if (ended) return seen;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for PID 1 under unshare (${unsharePid})`);
+    if (Date.now() > deadline) {
+      throw new Error(`timed out after ${timeoutMs} ms waiting for PID 1 under unshare (${unsharePid})`);
+    }
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([end, new Promise((resolve) => (timer = setTimeout(resolve, everyMs)))]);
     clearTimeout(timer);

@@ -141,7 +141,8 @@ function start(command: string[], options: RunOptions, onLine: (line: string) =>
   // Join the cgroup before unshare forks, so that everything in the namespace counts against it.
   const prefix = cgroup ? ['/bin/sh', '-c', `echo $$ > ${cgroup.dir}/cgroup.procs && exec "$@"`, 'sh'] : [];
   const startedAt = Date.now();
-  const proc = startInPidNamespace(argv, { namespace, prefix, env: options.env, timeoutMs: options.timeoutMs ?? 30_000 });
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const proc = startInPidNamespace(argv, { namespace, prefix, env: options.env, timeoutMs });
   let stdout = '';
   let pending = '';
   proc.stdout?.on('data', (chunk: Buffer) => {
