@@ -19,6 +19,9 @@
 namespace sexton {
 namespace {
 
+// The free top an arena may keep: a heap grows back by page faults, no system call.
+constexpr int kTrimThreshold = 64 * 1024;
+
 struct Mapping {
   unsigned long start = 0, end = 0;
   bool candidate = false;  // read-only and backed by a file
@@ -75,6 +78,14 @@ bool trim_malloc_heap() {
 void share_one_malloc_arena() {
 #ifdef __GLIBC__
   mallopt(M_ARENA_MAX, 1);
+  // glibc raises its trim threshold to twice the largest mmapped block freed so far (up to 64
+  // MiB): after a burst of scrapes it was several MiB, and an arena's free top below that
+  // stays resident. malloc_trim cannot help: it trims the top of the main arena only, and the
+  // arenas V8's workers took before the line above kept 0.5-5 MiB tops each after a burst. A
+  // fixed threshold gives a top back on the next free that reaches it, in every arena; it also
+  // fixes the mmap threshold at its default (128 KiB), so big blocks go back as they are freed.
+  mallopt(M_TRIM_THRESHOLD, kTrimThreshold);
+  mallopt(M_TOP_PAD, 0);
 #endif
 }
 
