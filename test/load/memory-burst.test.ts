@@ -2,7 +2,8 @@
 // connection per request, on /metrics, /readyz and the status socket alike, against sexton as
 // PID 1 with 200 children. A minute later RssAnon is back within 2 MiB of its rest, with no
 // idle timer of sexton's to get there (src/init/memory.ts settles after the last answer).
-// Heavy (about three minutes): a file of its own, run alone.
+// Heavy (three and a half minutes): a file of its own, in the load tier (run alone, one file at
+// a time). The peak and the minute-later reading are in the test's output.
 import { statSync } from 'node:fs';
 import * as net from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -87,14 +88,20 @@ describe('memory back after a burst of short-lived connections', () => {
       const { answers, failed } = await burst(connect, request);
       const peak = rssAnonKb(run.pid1);
       const ended = Date.now();
-      let now = peak;
-      const back = await until(() => (now = rssAnonKb(run.pid1)) <= rest + BACK_WITHIN_KB, AFTER_MS, `RssAnon back after ${name}`)
-        .then(() => true, () => false);
+      // The settle gives it back a few seconds after the last answer; what counts is the reading
+      // a minute on (V8's memory reducer and nothing of sexton's may run in between).
+      let backAfterMs: number | undefined;
+      await until(() => {
+        if (backAfterMs === undefined && rssAnonKb(run.pid1) <= rest + BACK_WITHIN_KB) backAfterMs = Date.now() - ended;
+        return Date.now() - ended >= AFTER_MS;
+      }, AFTER_MS + 5000, `a minute after the burst on ${name}`);
+      const after = rssAnonKb(run.pid1);
+      const back = backAfterMs === undefined ? 'never' : `${(backAfterMs / 1000).toFixed(1)} s`;
       const line = `${name}: ${answers} answers (${failed} failed); RssAnon rest ${rest} kB, ${peak} kB at the end, ` +
-        `${now} kB ${((Date.now() - ended) / 1000).toFixed(1)} s later`;
+        `${after} kB (+${after - rest}) a minute later; first within ${BACK_WITHIN_KB} kB of rest after ${back}`;
       console.log(line);
       expect(answers).toBeGreaterThan(CLIENTS);
-      expect(back, line).toBe(true);
+      expect(after - rest, line).toBeLessThanOrEqual(BACK_WITHIN_KB);
     }
   }, 300_000);
 });
