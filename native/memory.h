@@ -19,12 +19,15 @@ bool trim_malloc_heap();
 // thread that meets contention an arena of its own (up to 8 per CPU), and each arena keeps what
 // its thread freed: V8's workers' arenas grew with each status query for an hour
 // (bench/RESULTS.md). sexton's own threads allocate little. Threads that already
-// have an arena keep it; a no-op where the C library is not glibc (musl has no arenas).
+// have an arena keep it; a no-op where the C library is not glibc (musl has no arenas). It also
+// fixes malloc's trim threshold (64 KiB, no top pad), so that the free top of every arena,
+// those threads' too, goes back on the next large free instead of staying resident.
 void share_one_malloc_arena();
 
 // Asks V8 for its most thorough collection (Isolate::LowMemoryNotification: full GCs that
 // compact and give free pages back). Only on the JS thread. Returns false where this Node's V8
-// does not export it.
+// does not export it. The first call also tells V8 the isolate is in the background
+// (Isolate::IsolateInBackgroundNotification), which makes it favour memory over speed.
 bool compact_js_heap();
 
 // Watches the memory cgroup at `dir` for OOM kills (v1: an eventfd on memory.oom_control;
