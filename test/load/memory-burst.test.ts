@@ -9,7 +9,7 @@ import * as net from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { statusKb } from '../support/faults';
 import { freePort } from '../support/http';
-import { requireBuilt, runAsPid1, until } from '../support/pid1';
+import { requireBuilt, startPid1, until } from '../support/pid1';
 
 const MiB = 1024;  // /proc/PID/status counts in kB
 const CLIENTS = 100;
@@ -74,7 +74,7 @@ describe('memory back after a burst of short-lived connections', () => {
   it('on /metrics, /readyz and the status socket: RssAnon within 2 MiB of its rest a minute later', async () => {
     const port = await freePort();
     const children = `for i in $(seq 200); do sleep 100000 & done; echo ready; wait`;
-    const run = await runAsPid1(['-v', '--metrics', `127.0.0.1:${port}`, '--health', `127.0.0.1:${port}`, '--', 'sh', '-c', children], { timeoutMs: 280_000 });
+    const run = await startPid1(['-v', '--metrics', `127.0.0.1:${port}`, '--health', `127.0.0.1:${port}`, '--', 'sh', '-c', children], { timeoutMs: 280_000 });
     await run.waitFor('ready');
     await until(() => run.stderr().includes(`metrics on http://127.0.0.1:${port}/metrics`), 15_000, 'the metrics server');
     const statusSocket = `\0sexton-status.${statSync(`/proc/${run.pid1}/ns/pid`).ino}`;
