@@ -114,22 +114,22 @@ describe('the installed package as a library and as a licensed work', () => {
     execa('node', args, { cwd: app, env, extendEnv: false, timeout: 30_000, reject: false });
 
   test("require('sexton') gives the version and the harness, and the caller keeps running", async () => {
-    const code = "const s = require('sexton'); setTimeout(() => console.log(s.version, typeof s.startPid1, 'still running'), 100);";
+    const code = "const s = require('sexton'); setTimeout(() => console.log(s.version, typeof s.runAsPid1, 'still running'), 100);";
     const { exitCode, stdout, stderr } = await nodeIn(['-e', code]);
     expect({ exitCode, stdout, stderr }).toEqual({ exitCode: 0, stdout: `${version} function still running`, stderr: '' });
   });
 
   test("import 'sexton' and 'sexton/harness' from ESM do the same", async () => {
     const code =
-      "import { version, assertNoZombieLeak } from 'sexton'; import { startPid1 } from 'sexton/harness';" +
-      "setTimeout(() => console.log(version, typeof assertNoZombieLeak, typeof startPid1, 'still running'), 100);";
+      "import { version, assertNoZombieLeak } from 'sexton'; import { runAsPid1 } from 'sexton/harness';" +
+      "setTimeout(() => console.log(version, typeof assertNoZombieLeak, typeof runAsPid1, 'still running'), 100);";
     const { exitCode, stdout, stderr } = await nodeIn(['--input-type=module', '-e', code]);
     expect({ exitCode, stdout, stderr }).toEqual({ exitCode: 0, stdout: `${version} function function still running`, stderr: '' });
   });
 
   test("TypeScript finds the types of 'sexton' and 'sexton/harness' with the old node resolution and with nodenext", async () => {
     const file = path.join(app, 'uses-sexton.ts');
-    const source = "import { version } from 'sexton';\nimport { startPid1 } from 'sexton/harness';\nexport const both: [string, typeof startPid1] = [version, startPid1];\n";
+    const source = "import { version } from 'sexton';\nimport { runAsPid1 } from 'sexton/harness';\nexport const both: [string, typeof runAsPid1] = [version, runAsPid1];\n";
     writeFileSync(file, source);
     const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
     const types = ['--types', 'node', '--typeRoots', path.join(ROOT, 'node_modules', '@types')];
