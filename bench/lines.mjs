@@ -20,6 +20,11 @@ function lines() {
   return Object.keys(manifest.dependencies).map((name) => ({ line: name.replace(/^node-/, ''), node: path.join(PINS, 'node_modules', name, 'bin', 'node') }));
 }
 
+function train(node, env) {
+  const run = spawnSync(node, [path.join(ROOT, 'dist', 'sexton.js'), 'code-cache'], { stdio: ['ignore', 'ignore', 'inherit'], env });
+  if (run.status !== 0) throw new Error(`training the code cache with ${node} ended with ${run.status ?? run.signal}`);
+}
+
 const kib = (v) => (v / 1024).toFixed(1);
 const ms = (v) => (v === undefined ? '-' : v.toFixed(1));
 
@@ -44,12 +49,17 @@ function main(args) {
   for (const { line, node } of lines()) {
     if (!existsSync(node)) throw new Error(`no Node ${line} at ${node}: run bash .ci/setup`);
     process.stderr.write(`bench lines: Node ${line}…\n`);
+    const env = { ...process.env, PATH: `${path.dirname(node)}:${process.env.PATH}` };
+    // The code cache is trained for one node binary and refused by any other, as an install
+    // trains it for the node it runs on: each line is measured with its own.
+    train(node, env);
     const run = spawnSync(node, [path.join(ROOT, 'bench', 'measure', 'line.mjs'), ...(quick ? ['--quick'] : [])], {
-      stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', env: { ...process.env, PATH: `${path.dirname(node)}:${process.env.PATH}` },
+      stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', env,
     });
     if (run.status !== 0) throw new Error(`Node ${line}'s run ended with ${run.status ?? run.signal}`);
     results.push(JSON.parse(run.stdout.trim().split('\n').at(-1)));
   }
+  train(process.execPath, process.env);  // the cache back to the node that ran the bench
   const section = [
     LINES_BEGIN,
     '## Floors per Node line',
