@@ -212,6 +212,10 @@ Napi::Value CompactJsHeap(const Napi::CallbackInfo& info) {
   return Napi::Boolean::New(info.Env(), compact_js_heap());
 }
 
+Napi::Value PutIsolateInBackground(const Napi::CallbackInfo& info) {
+  return Napi::Boolean::New(info.Env(), put_isolate_in_background());
+}
+
 Napi::Value WatchOomEvents(const Napi::CallbackInfo& info) {
   Args args(info, "watchOomEvents(dir: string, v2: boolean)");
   std::string dir = args.bytes(0);
@@ -456,6 +460,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("releaseFilePages", Napi::Function::New(env, ReleaseFilePages));
   exports.Set("trimMallocHeap", Napi::Function::New(env, TrimMallocHeap));
   exports.Set("compactJsHeap", Napi::Function::New(env, CompactJsHeap));
+  exports.Set("putIsolateInBackground", Napi::Function::New(env, PutIsolateInBackground));
   exports.Set("shareOneMallocArena", Napi::Function::New(env, ShareOneMallocArena));
   exports.Set("watchOomEvents", Napi::Function::New(env, WatchOomEvents));
   exports.Set("setSignalAction", Napi::Function::New(env, SetSignalAction));

@@ -89,28 +89,27 @@ void share_one_malloc_arena() {
 #endif
 }
 
-bool compact_js_heap() {
-  // Looked up rather than linked: a Node-API addon must load on any Node, and one whose V8
-  // lacks these (never seen; all have existed since V8 5) only loses what they do. All are
-  // plain non-virtual members, so `this` is the first argument (the Itanium C++ ABI).
+// Calls one of V8's Isolate members on the current isolate. Looked up rather than linked: a
+// Node-API addon must load on any Node, and one whose V8 lacks a member (never seen; these exist
+// since V8 5) only loses what it does. They are plain non-virtual members, so `this` is the
+// first argument (the Itanium C++ ABI). Returns false when it could not be called.
+bool call_isolate_member(const char* symbol) {
   using GetCurrent = void* (*)();
   using IsolateCall = void (*)(void*);
   static auto get_current = reinterpret_cast<GetCurrent>(dlsym(RTLD_DEFAULT, "_ZN2v87Isolate10GetCurrentEv"));
-  static auto low_memory = reinterpret_cast<IsolateCall>(dlsym(RTLD_DEFAULT, "_ZN2v87Isolate21LowMemoryNotificationEv"));
-  static auto in_background =
-    reinterpret_cast<IsolateCall>(dlsym(RTLD_DEFAULT, "_ZN2v87Isolate31IsolateInBackgroundNotificationEv"));
-  static bool told = false;
+  auto member = reinterpret_cast<IsolateCall>(dlsym(RTLD_DEFAULT, symbol));
   void* isolate = get_current != nullptr ? get_current() : nullptr;
-  if (isolate == nullptr || low_memory == nullptr) return false;
-  // Once, at the first compaction (after the spawn: start-up runs as before): V8 is told what a
-  // browser tells it of a hidden tab, that nobody waits on this isolate. It then favours memory
-  // over speed: under a burst of scrapes its young generation stayed near 1 MiB instead of 16
-  // (RssAnon peak 20 MiB instead of 50-90), and its 4 workers' malloc arenas grew 0.1 MiB
-  // instead of 0.5 that fragmentation kept afterwards. Nothing of sexton's waits on JS speed.
-  if (!told && in_background != nullptr) in_background(isolate);
-  told = true;
-  low_memory(isolate);
+  if (isolate == nullptr || member == nullptr) return false;
+  member(isolate);
   return true;
+}
+
+bool compact_js_heap() {
+  return call_isolate_member("_ZN2v87Isolate21LowMemoryNotificationEv");
+}
+
+bool put_isolate_in_background() {
+  return call_isolate_member("_ZN2v87Isolate31IsolateInBackgroundNotificationEv");
 }
 
 int watch_oom_events(const std::string& dir, bool v2) {

@@ -26,9 +26,13 @@ void share_one_malloc_arena();
 
 // Asks V8 for its most thorough collection (Isolate::LowMemoryNotification: full GCs that
 // compact and give free pages back). Only on the JS thread. Returns false where this Node's V8
-// does not export it. The first call also tells V8 the isolate is in the background
-// (Isolate::IsolateInBackgroundNotification), which makes it favour memory over speed.
+// does not export it.
 bool compact_js_heap();
+
+// Tells V8 what a browser tells it of a hidden tab (Isolate::IsolateInBackgroundNotification):
+// nobody waits on this isolate, so it favours memory over speed. Only on the JS thread; false
+// where this Node's V8 does not export it.
+bool put_isolate_in_background();
 
 // Watches the memory cgroup at `dir` for OOM kills (v1: an eventfd on memory.oom_control;
 // v2: memory.events) and posts a Notice::kOom each time. Returns 0 or the errno.

@@ -152,7 +152,8 @@ export class MemoryGuard {
 
   /** Gives back the memory sexton is not using (about 3 ms, 10-14 with a compaction: not on the start path). */
   releaseNow(): void {
-    this.compactJsHeapNowAndThen();
+    const now = this.host.clock.monotonic();  // a clock step must not stop it
+    if (now - this.lastCompaction >= COMPACT_EVERY_MS) this.compact(now);
     this.host.native.releaseFilePages();
     // Each status query or scrape leaves freed malloc memory (read buffers, the parser's)
     // resident in glibc's arenas, scattered so that free() alone returns none of it: RssAnon
@@ -163,14 +164,11 @@ export class MemoryGuard {
   /**
    * A status query or scrape leaves ~0.1 MiB of JS garbage; what survives a scavenge is only
    * freed by a full GC, which V8 defers until the heap is many times larger: RssAnon crept for
-   * an hour under a query every 10 s (bench/RESULTS.md). A compaction costs 7-11 ms
-   * of the JS thread (signals are forwarded by the addon meanwhile), so at most one a minute.
-   * The first comes with the release once the exporters listen, ~130 ms after start: idle
-   * RssAnon 6.3 MiB instead of 6.7 (measured); a TERM in those 10 ms waits for it.
+   * an hour under a query every 10 s (bench/RESULTS.md). A compaction costs 7-11 ms of the JS
+   * thread (signals are forwarded by the addon meanwhile), so at most one a minute. The first
+   * comes with the release once the exporters listen, ~130 ms after start (idle RssAnon 6.3 MiB, not 6.7).
    */
-  private compactJsHeapNowAndThen(): void {
-    const now = this.host.clock.monotonic();  // a clock step must not stop it
-    if (now - this.lastCompaction < COMPACT_EVERY_MS) return;
+  private compact(now: number): void {
     this.lastCompaction = now;
     this.host.native.compactJsHeap();
   }
@@ -180,6 +178,9 @@ export class MemoryGuard {
    * left is given back, with a compaction after a burst. An idle sexton has no timer.
    */
   afterAnswer(): void {
+    // Told nobody waits on it, V8 favours memory: a burst's peak is 20 MiB, not 50-90. Not at start:
+    // so backgrounded, an idle sexton was once woken by V8's memory reducer; a client is activity.
+    this.host.native.putIsolateInBackground();
     this.answers++;
     this.lastAnswer = this.host.clock.monotonic();
     this.timers.start('settle', SETTLE_MS);
@@ -191,8 +192,7 @@ export class MemoryGuard {
     if (quietFor < SETTLE_MS) return this.timers.start('settle', SETTLE_MS - quietFor);
     const sinceCompaction = now - this.lastCompaction;
     if (compactionDue(this.answers, sinceCompaction)) {
-      this.lastCompaction = now;
-      this.host.native.compactJsHeap();
+      this.compact(now);
       this.answers = 0;
     } else if (this.answers >= BURST_ANSWERS) {
       // A burst too soon after the last compaction: its heap (15 MiB after 100 clients for 5 s)

@@ -114,10 +114,15 @@ export interface Native {
   releaseFilePages(): number;
   /** Gives back the malloc heaps' free pages (glibc's malloc_trim); whether any went back. */
   trimMallocHeap(): boolean;
-  /** Threads that need a malloc arena from now on share the main one (glibc's M_ARENA_MAX). */
+  /**
+   * Threads that need a malloc arena from now on share the main one (glibc's M_ARENA_MAX); and
+   * every arena's free top goes back past 64 KiB (a fixed trim threshold, no top pad).
+   */
   shareOneMallocArena(): void;
   /** V8's most thorough GC (LowMemoryNotification), a few ms; false where V8 lacks it. */
   compactJsHeap(): boolean;
+  /** V8 is told nobody waits on sexton's isolate: it favours memory over speed. False where V8 lacks it. */
+  putIsolateInBackground(): boolean;
   /** Posts an 'oom' notice on each OOM kill in the memory cgroup at dir; 0 or errno. */
   watchOomEvents(dir: string, v2: boolean): number;
   setForwardToGroup(group: boolean): void;
@@ -176,8 +181,8 @@ export interface Native {
 export const NATIVE_FUNCTIONS = [
   'spawn', 'startReaper', 'startNotifier', 'installSignalHandlers', 'setSignalAction', 'setSignalNotify',
   'setProcTrusted', 'openLogSink', 'writeLog', 'releaseFilePages', 'trimMallocHeap', 'shareOneMallocArena',
-  'compactJsHeap', 'watchOomEvents', 'setForwardToGroup', 'setStopDeadline', 'mainExitAnswered', 'signalMainChild',
-  'signalEveryProcess', 'signalProcess',
+  'compactJsHeap', 'putIsolateInBackground', 'watchOomEvents', 'setForwardToGroup', 'setStopDeadline',
+  'mainExitAnswered', 'signalMainChild', 'signalEveryProcess', 'signalProcess',
   'stats', 'becomeSubreaper', 'isSubreaper', 'setParentDeathSignal', 'setThreadName', 'signalRange', 'execSelf', 'exit',
   'detachControllingTerminal', 'setStopSelfAfter', 'setReportOrphans', 'errorText', 'peerCredentials',
   'openNotifySocket', 'receiveNotifications', 'signalsReceived', 'tcpSockets',

@@ -122,6 +122,7 @@ class FakeWorld {
       releaseFilePages: () => 0,
       trimMallocHeap: () => true,
       compactJsHeap: () => true,
+      putIsolateInBackground: () => true,
       watchOomEvents: () => 0,
       becomeSubreaper: () => true,
       isSubreaper: () => true,
