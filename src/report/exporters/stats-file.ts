@@ -1,6 +1,7 @@
 // --stats-file: the snapshot as JSON, replaced atomically (write, then rename) so a reader never
 // sees half a file; rewritten when the counters move, at most once a second, and at exit.
 import { renameSync, writeFileSync } from 'node:fs';
+import { escapeLine, quote } from '../../config/quote';
 import type { Logger } from '../../platform/log';
 import type { SnapshotCache } from '../snapshot-cache';
 import type { StatsSnapshot } from '../stats';
@@ -46,7 +47,8 @@ export class StatsFile {
 
   /** One line per run of failures (EMFILE under a flood of clients, a full disk), never a stack. */
   private fail(error: Error): void {
-    if (!this.failed) this.log.error(`stats file ${this.path}: ${error.message}`);
+    // The path is the user's and the error's message may echo it: both escaped, one line.
+    if (!this.failed) this.log.error(`stats file ${quote(this.path)}: ${escapeLine(error.message, 200)}`);
     this.failed = true;
   }
 }
