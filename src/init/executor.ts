@@ -167,13 +167,15 @@ export class Executor {
   /** The end of the init's life, the main child's status passed on: the one way out once it ran. */
   private finish(): never {
     const { host: { native }, options, log, lifecycle, tree, exporters, drain } = this.parts;
-    const stats = toReapStats(native.stats());
     const { mainExit, survivorsKilled } = lifecycle.state;
-    const leaked = leaks(stats.orphansReaped, tree.heldZombies);
-    const { code, strictFailure } = exitStatus(mainExit, options, leaked);
-    try {  // the report and the stats file may fail (out of descriptors); the exit may not
+    let { code } = exitStatus(mainExit, options, []);  // pure: known before anything can fail
+    try {  // the counters, the report and the stats file may fail (out of descriptors); the exit may not
+      const stats = toReapStats(native.stats());
+      const leaked = leaks(stats.orphansReaped, tree.heldZombies);
+      const status = exitStatus(mainExit, options, leaked);
+      code = status.code;
       drain?.finish();
-      if (strictFailure) log.error(`strict: ${leaked.join('; ')}`);
+      if (status.strictFailure) log.error(`strict: ${leaked.join('; ')}`);
       // The final stats file first: whoever reads the exit line may read the file at once.
       exporters.close();
       const noteworthy = lifecycle.shuttingDown || survivorsKilled > 0 || (stats.orphansReaped > 0
@@ -189,9 +191,12 @@ export class Executor {
   /** The child could not be started: sexton leaves with exitCode, the stats file written. */
   failStart(message: string, exitCode: number): never {
     const { log, lifecycle, exporters } = this.parts;
-    log.error(message);
-    lifecycle.step({ kind: 'start-failed', exit: { exitCode, signal: 0 } });
-    exporters.close();  // a CI job reads the stats file most when the command was broken
-    return this.parts.host.native.exit(exitCode);
+    try {
+      log.error(message);
+      lifecycle.step({ kind: 'start-failed', exit: { exitCode, signal: 0 } });
+      exporters.close();  // a CI job reads the stats file most when the command was broken
+    } finally {
+      this.parts.host.native.exit(exitCode);
+    }
   }
 }
