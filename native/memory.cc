@@ -89,15 +89,16 @@ void share_one_malloc_arena() {
 #endif
 }
 
-// Calls one of V8's Isolate members on the current isolate. Looked up rather than linked: a
-// Node-API addon must load on any Node, and one whose V8 lacks a member (never seen; these exist
-// since V8 5) only loses what it does. They are plain non-virtual members, so `this` is the
-// first argument (the Itanium C++ ABI). Returns false when it could not be called.
-bool call_isolate_member(const char* symbol) {
+// One of V8's Isolate members, looked up rather than linked: a Node-API addon must load on any
+// Node, and one whose V8 lacks a member (never seen; these exist since V8 5) only loses what it
+// does. They are plain non-virtual members, so `this` is the first argument (the Itanium C++ ABI).
+using IsolateCall = void (*)(void*);
+IsolateCall isolate_member(const char* symbol) { return reinterpret_cast<IsolateCall>(dlsym(RTLD_DEFAULT, symbol)); }
+
+// Calls `member` on the current isolate; false when it could not be called.
+bool call_on_current_isolate(IsolateCall member) {
   using GetCurrent = void* (*)();
-  using IsolateCall = void (*)(void*);
   static auto get_current = reinterpret_cast<GetCurrent>(dlsym(RTLD_DEFAULT, "_ZN2v87Isolate10GetCurrentEv"));
-  auto member = reinterpret_cast<IsolateCall>(dlsym(RTLD_DEFAULT, symbol));
   void* isolate = get_current != nullptr ? get_current() : nullptr;
   if (isolate == nullptr || member == nullptr) return false;
   member(isolate);
@@ -105,11 +106,15 @@ bool call_isolate_member(const char* symbol) {
 }
 
 bool compact_js_heap() {
-  return call_isolate_member("_ZN2v87Isolate21LowMemoryNotificationEv");
+  static const IsolateCall low_memory = isolate_member("_ZN2v87Isolate21LowMemoryNotificationEv");
+  return call_on_current_isolate(low_memory);
 }
 
 bool put_isolate_in_background() {
-  return call_isolate_member("_ZN2v87Isolate31IsolateInBackgroundNotificationEv");
+  static const IsolateCall in_background = isolate_member("_ZN2v87Isolate31IsolateInBackgroundNotificationEv");
+  static bool told = false;  // once is enough; every answer to a client asks (src/init/memory.ts)
+  if (!told) told = call_on_current_isolate(in_background);
+  return told;
 }
 
 int watch_oom_events(const std::string& dir, bool v2) {
