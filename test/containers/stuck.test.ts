@@ -5,9 +5,9 @@
 // container and that pod.
 import { execa } from 'execa';
 import { afterEach, beforeAll, expect, inject, test } from 'vitest';
-import { Freezer, removeFreezers, requireFreezer } from '../support/freezer';
+import { freezeSleep65, removeFreezers, requireFreezer } from '../support/freezer';
 import { requireBuilt, SEXTON, until } from '../support/pid1';
-import { hostDescendants, isExiting, procStat, readIfThere } from '../support/processes';
+import { isExiting, procStat } from '../support/processes';
 import { images, logs, removeAll, waitForLog } from './containers';
 import { podman } from './podman';
 
@@ -37,11 +37,7 @@ test('a frozen process in a pod: named in the log, the container stays until the
   await podman(engine(), ['run', '-d', '--pod', pod, '--name', name, '-e', 'SEXTON_GRACE=1', images().node, 'sh', '-c', 'sleep 65 & exec sleep 66']);
   const id = await inspect(name, '{{.Id}}');
   const pid1 = Number(await inspect(name, '{{.State.Pid}}'));
-  const grandchild = await until(() => hostDescendants(pid1).find((pid) => readIfThere(`/proc/${pid}/cmdline`) === 'sleep\x0065\x00'), 15_000, 'the grandchild');
-  await until(() => readIfThere(`/proc/${grandchild}/wchan`) === 'hrtimer_nanosleep', 10_000, 'the grandchild asleep');
-  const freezer = new Freezer('container');
-  freezer.add(grandchild);
-  await freezer.freeze();
+  const { pid: grandchild, freezer } = await freezeSleep65(pid1, 'container');
 
   const stopping = podman(engine(), ['stop', '-t', '10', name], { reject: false, timeoutMs: 120_000 });
   const log = await waitForLog(name, 'exiting with 143', 30_000);

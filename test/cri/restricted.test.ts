@@ -11,8 +11,8 @@ import { afterAll, afterEach, beforeAll, expect, inject, test } from 'vitest';
 import { until } from '../support/pid1';
 import { freePort } from '../support/http';
 import { compileFixtures, CompiledFixtures } from '../support/faults';
-import { Freezer, removeFreezers, requireFreezer } from '../support/freezer';
-import { hostDescendants, procStat, readIfThere } from '../support/processes';
+import { freezeSleep65, removeFreezers, requireFreezer } from '../support/freezer';
+import { procStat } from '../support/processes';
 import { BASES } from '../containers/base-images';
 import { volumeMount } from './images';
 import { cri, exited, hostPid, Pod, podName, RESTRICTED, untilReaped } from './pods';
@@ -137,11 +137,7 @@ test('restricted: a process SIGKILL cannot end (frozen from the node) is named w
   pods.push(pod);
   const id = await pod.start({ name: 'app', image: IMAGE, command: ['/sexton/bin/sexton', '--grace', '1', '--'], args: ['sh', '-c', 'sleep 65 & exec sleep 66'], mounts: volume(), restrictions: RESTRICTED });
   const pid1 = await hostPid(id);
-  const grandchild = await until(() => hostDescendants(pid1).find((pid) => readIfThere(`/proc/${pid}/cmdline`) === 'sleep\x0065\x00'), 15_000, 'the grandchild');
-  await until(() => readIfThere(`/proc/${grandchild}/wchan`) === 'hrtimer_nanosleep', 10_000, 'the grandchild asleep');
-  const freezer = new Freezer('cri-restricted');
-  freezer.add(grandchild);
-  await freezer.freeze();
+  const { pid: grandchild, freezer } = await freezeSleep65(pid1, 'cri-restricted');
 
   // The runtime's 4 s pass with the frozen process still there: StopContainer fails at its deadline.
   const stop = await cri().stopContainer(id, 4, 12_000).then(() => 'returned', (error: Error) => error.message);

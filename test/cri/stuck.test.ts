@@ -5,9 +5,9 @@
 // Meanwhile `sexton scan --stuck` on the node names the process with its container and pod.
 import { execa } from 'execa';
 import { afterEach, beforeAll, expect, inject, test } from 'vitest';
-import { Freezer, removeFreezers, requireFreezer } from '../support/freezer';
+import { freezeSleep65, removeFreezers, requireFreezer } from '../support/freezer';
 import { SEXTON, until } from '../support/pid1';
-import { hostDescendants, procStat, readIfThere } from '../support/processes';
+import { procStat } from '../support/processes';
 import { CRI_IMAGES } from './images';
 import { cri, exited, hostPid, NAMESPACE, Pod, podName } from './pods';
 
@@ -27,11 +27,7 @@ test('a frozen process: StopContainer exceeds its deadline, sexton named the pro
   pods.push(pod);
   const app = await pod.start({ name: 'app', image: CRI_IMAGES.node, env: { SEXTON_GRACE: '1' }, args: ['sh', '-c', 'sleep 65 & exec sleep 66'] });
   const pid1 = await hostPid(app);
-  const grandchild = await until(() => hostDescendants(pid1).find((pid) => readIfThere(`/proc/${pid}/cmdline`) === 'sleep\x0065\x00'), 15_000, 'the grandchild');
-  await until(() => readIfThere(`/proc/${grandchild}/wchan`) === 'hrtimer_nanosleep', 10_000, 'the grandchild asleep');
-  const freezer = new Freezer('cri');
-  freezer.add(grandchild);
-  await freezer.freeze();
+  const { pid: grandchild, freezer } = await freezeSleep65(pid1, 'cri');
 
   const asked = Date.now();
   const stop = await cri().stopContainer(app, TIMEOUT, DEADLINE_MS).then(() => 'returned', (error: Error) => error.message);

@@ -5,7 +5,7 @@
 // by pid, only while their start time is the one seen when they joined.
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { procStat } from './processes';
+import { hostDescendants, procStat, readIfThere } from './processes';
 import { until } from './pid1';
 
 const ROOT = '/sys/fs/cgroup/freezer';
@@ -106,6 +106,19 @@ export class Freezer {
 }
 
 /** Removes every freezer cgroup a test made and did not remove (afterEach). */
+/**
+ * The `sleep 65` below host pid `ancestor`, once asleep in the kernel's timer wait, frozen in a
+ * freezer named `label`: a process SIGKILL cannot end. Returns its pid and the freezer that thaws it.
+ */
+export async function freezeSleep65(ancestor: number, label: string): Promise<{ pid: number; freezer: Freezer }> {
+  const sleeper = await until(() => hostDescendants(ancestor).find((pid) => readIfThere(`/proc/${pid}/cmdline`) === 'sleep\x0065\x00'), 15_000, 'the grandchild');
+  await until(() => readIfThere(`/proc/${sleeper}/wchan`) === 'hrtimer_nanosleep', 10_000, 'the grandchild asleep');
+  const freezer = new Freezer(label);
+  freezer.add(sleeper);
+  await freezer.freeze();
+  return { pid: sleeper, freezer };
+}
+
 export async function removeFreezers(): Promise<void> {
   for (const f of [...live]) await f.remove();
 }
