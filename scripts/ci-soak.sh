@@ -16,7 +16,9 @@ load=no
 repo=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
 logs=$(mktemp -d /tmp/sexton-ci-soak-XXXXXX)
 busy_note=; [ "$load" = yes ] && busy_note=', one core kept busy'
-echo "ci-soak: $runs run(s) of main at $(git -C "$repo" rev-parse --short main)$busy_note; logs in $logs"
+# Every run tests the commit main was at when the soak began, whatever lands on main meanwhile.
+commit=$(git -C "$repo" rev-parse main)
+echo "ci-soak: $runs run(s) of main at ${commit:0:7}$busy_note; logs in $logs"
 
 busy=
 stop_load() { [ -z "$busy" ] || { kill "$busy" 2>/dev/null || true; wait "$busy" 2>/dev/null || true; busy=; }; }
@@ -33,6 +35,7 @@ for i in $(seq 1 "$runs"); do
   parent=$(mktemp -d /tmp/sexton-ci-soak-clone-XXXXXX)
   clone="$parent/sexton"
   git clone --quiet --branch main "$repo" "$clone"
+  git -C "$clone" reset --quiet --hard "$commit"
   log="$logs/run-$i.log"
   started=$(date +%s)
   if (cd "$clone" && timeout 90m bash .ci/run) >"$log" 2>&1; then
