@@ -24,8 +24,6 @@ using namespace sexton;
 
 namespace {
 
-/** How often the KILL round repeats until nothing is left. */
-constexpr double kKillRepeatSeconds = 0.05;
 const int kStopSignals[] = {SIGTERM, SIGINT, SIGHUP};
 /** Why the tree is ended when no signal asked for it. */
 constexpr int kTimeout = 0, kLeftovers = -1;

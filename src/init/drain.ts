@@ -26,10 +26,6 @@ export interface TrafficSample {
   ownAccepted: number;
 }
 
-export const NO_ARRIVALS: DrainArrivals = { connections: 0, requests: 0, resets: 0 };
-
-export const anyArrivals = (a: DrainArrivals): boolean => a.connections > 0 || a.requests > 0;
-
 /**
  * What reached the app between two samples, or undefined when either could not be read.
  * appPorts: the ports the app listens (or listened) on, the inbound side of its connections;
@@ -62,7 +58,7 @@ export function listeningPorts(sample: TrafficSample, ownPorts: ReadonlySet<numb
 export class QuietWindow {
   private lastTrafficAt?: number;
   private unread = 0;
-  private late: DrainArrivals = { ...NO_ARRIVALS };
+  private late: DrainArrivals = { connections: 0, requests: 0, resets: 0 };
 
   constructor(
     private readonly quietMs: number,
@@ -80,7 +76,7 @@ export class QuietWindow {
     }
     if (!arrivals) this.unread++;
     // A sample that cannot be read may hide traffic: it counts as traffic.
-    if (!arrivals || anyArrivals(arrivals)) this.lastTrafficAt = at;
+    if (!arrivals || arrivals.connections > 0 || arrivals.requests > 0) this.lastTrafficAt = at;
     return this.watch === 'traffic' && at - (this.lastTrafficAt ?? this.drain.startedAt) >= this.quietMs;
   }
 

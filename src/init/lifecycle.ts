@@ -111,7 +111,7 @@ export type Action =
   | { kind: 'cancel-timer'; timer: Timer }
   | { kind: 'finish' };
 
-/** How often the kill round repeats until the tree is empty (a child may fork meanwhile). */
+/** How often the kill round repeats until the tree is empty (a child may fork meanwhile); `sexton probe`'s too. */
 export const KILL_REPEAT_SECONDS = 0.1;
 /**
  * How long after SIGKILL a live process counts as one that could not be killed: the kernel ends

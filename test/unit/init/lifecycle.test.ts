@@ -1,6 +1,8 @@
 // The stop sequence as pure policy: inputs in, actions out, no process and no clock.
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { Action, Lifecycle, LifecycleSettings } from '../../../src/init/lifecycle';
+import { Action, KILL_REPEAT_SECONDS, Lifecycle, LifecycleSettings } from '../../../src/init/lifecycle';
 
 const settings = (over: Partial<LifecycleSettings> = {}): LifecycleSettings => ({
   drainDelay: 0, drainQuiet: 0, grace: 10, stopSignalName: 'TERM', isInit: true, ...over,
@@ -107,6 +109,14 @@ test('the grace period ends: kill survivors, repeat, and leave at the backstop',
   expect(kinds(lifecycle.step({ kind: 'timer', timer: 'kill-check' }))).toEqual(['report-unkillable']);
   expect(lifecycle.phase).toBe('killing');
   expect(kinds(lifecycle.step({ kind: 'timer', timer: 'backstop' }))).toEqual(['log', 'finish']);
+});
+
+test('the kill round repeats at one pace in the init and in `sexton probe` (native/end_tree.h)', () => {
+  const header = readFileSync(path.join(__dirname, '../../../native/end_tree.h'), 'utf8');
+  expect(Number(/kKillRepeatSeconds = ([\d.]+);/.exec(header)?.[1])).toBe(KILL_REPEAT_SECONDS);
+  const grace = running();
+  grace.step({ kind: 'stop-signal' });
+  expect(grace.step({ kind: 'timer', timer: 'grace' })).toContainEqual({ kind: 'start-timer', timer: 'kill-repeat', seconds: KILL_REPEAT_SECONDS });
 });
 
 test('no children before the main child exited is not the end', () => {
