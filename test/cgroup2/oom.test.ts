@@ -90,7 +90,7 @@ describe('cgroup v2 small containers: a worker dies, never PID 1, and PID 1 stop
         const pid1Start = procStat(run.pid1)?.startTime;
         expect(hasSysResource(run.pid1)).toBe(false);
 
-        const survivors = await settle(run, cgroup, WORKER_MIB, SETTLE_MS);
+        const survivors = await settle(run, cgroup, WORKER_MIB, WORKERS, SETTLE_MS);
         const kills = cgroup.oomKills();
         expect(procStat(run.pid1)?.startTime, `PID 1 gone after ${kills} OOM kill(s); stderr: ${run.stderr().slice(-400)}`).toBe(pid1Start);
         expect(kills).toBeGreaterThanOrEqual(1);
@@ -130,7 +130,7 @@ describe('cgroup v2 small containers: the main child leaves while its workers ho
         const argv = init === 'tini' ? ['/usr/bin/tini', '--', ...appThatLeaves(fifo)] : [ownNode(), SEXTON, '-v', '--', ...appThatLeaves(fifo)];
         const run = await startPid1(argv, { raw: true, launcher: cgroup.launcher(), timeoutMs: 250_000 });
         const pid1Start = procStat(run.pid1)?.startTime;
-        await settle(run, cgroup, WORKER_MIB, SETTLE_MS);
+        await settle(run, cgroup, WORKER_MIB, WORKERS, SETTLE_MS);
         expect(procStat(run.pid1)?.startTime).toBe(pid1Start);
         const left = Date.now();
         writeFileSync(fifo, 'go\n');

@@ -52,7 +52,7 @@ describe('small containers: the OOM killer takes a worker, never PID 1 (workers 
           expect(pid1Start).toBeDefined();
           expect(hasSysResource(run.pid1)).toBe(false);
 
-          const survivors = await settle(run, cgroup, WORKER_MIB);
+          const survivors = await settle(run, cgroup, WORKER_MIB, WORKERS);
           const kills = cgroup.oomKills();
           // PID 1 is the same process, and every victim was a worker: the kernel's count of kills
           // is exactly the number of workers missing (the waiting shell is alive too: see below).

@@ -190,14 +190,18 @@ export function liveHogs(pid1: number): number[] {
 }
 
 /**
- * The OOM is over: at least one kill, every hog still alive holds all it asked for, and the
- * count and the survivors stay the same for 200 ms (a victim may take a moment to die).
+ * The OOM is over: at least one kill, the kernel's count of kills and the live hogs add up to the
+ * `hogs` the app starts (not while a victim is still dying, or a worker not yet exec'd: both seen
+ * under load), every live hog holds all it asked for, and all of it stays the same for 200 ms.
+ * Over at once when PID 1 is gone, for the test to say so.
  */
-export async function settle(run: Pid1Run, cgroup: MemoryCgroup, hogMiB: number, timeoutMs = 20_000): Promise<number[]> {
+export async function settle(run: Pid1Run, cgroup: MemoryCgroup, hogMiB: number, hogs: number, timeoutMs = 20_000): Promise<number[]> {
   const state = () => {
-    if (cgroup.oomKills() < 1) return undefined;
-    const hogs = liveHogs(run.pid1);
-    return hogs.every((pid) => (statusKb(pid, 'VmRSS') ?? 0) >= hogMiB * 1024) ? `${cgroup.oomKills()}: ${hogs.join(' ')}` : undefined;
+    if (procStat(run.pid1) === undefined) return 'PID 1 gone';
+    const kills = cgroup.oomKills();
+    const live = liveHogs(run.pid1);
+    if (kills < 1 || live.length + kills !== hogs) return undefined;
+    return live.every((pid) => (statusKb(pid, 'VmRSS') ?? 0) >= hogMiB * 1024) ? `${kills}: ${live.join(' ')}` : undefined;
   };
   const deadline = Date.now() + timeoutMs;
   for (let last: string | undefined; ;) {
@@ -206,7 +210,8 @@ export async function settle(run: Pid1Run, cgroup: MemoryCgroup, hogMiB: number,
     last = now;
     if (Date.now() > deadline) {
       const events = cgroup.read(cgroup.v2 ? 'memory.events' : 'memory.oom_control').replace(/\n/g, ' ');
-      throw new Error(`no settled OOM after ${timeoutMs / 1000} s (${events}; stderr: ${run.stderr().slice(-300)})`);
+      const counts = `${liveHogs(run.pid1).length} live hog(s) + ${cgroup.oomKills()} kill(s), of ${hogs}`;
+      throw new Error(`no settled OOM after ${timeoutMs / 1000} s (${counts}; ${events}; stderr: ${run.stderr().slice(-300)})`);
     }
     await new Promise((r) => setTimeout(r, 200));
   }
