@@ -4,8 +4,10 @@
 // sides of each pair alike. Bare `node -e 0` is measured the same way: it is Node's floor; so is
 // a Node init of sexton's addon alone, the floor of any init built on it.
 import { spawnSync } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { makeCgroup } from '../lib/cgroups.mjs';
 import { msBetween, now, PID1_ENV, UNSHARE } from '../lib/pid1.mjs';
 import { median, rotate } from '../lib/stats.mjs';
 import { SEXTON } from '../lib/setup.mjs';
@@ -13,8 +15,12 @@ import { SEXTON } from '../lib/setup.mjs';
 export const NODE_FLOOR = 'node -e 0';
 /** sexton started by its command, dist/sexton.js run as a program: its sh line, then node. */
 export const THROUGH_COMMAND = 'sexton by its `sexton` command (sh line)';
-/** The unmapping of file pages sexton does just before its spawn (src/init/memory.ts). */
-export const RELEASE_STEP = "sexton's release before the spawn (in-process)";
+/**
+ * The unmapping of file pages sexton does just before its spawn where its child's oom_score_adj
+ * alone would not protect it (src/init/memory.ts): timed in a 32 MiB memory cgroup, which caps that step.
+ */
+export const RELEASE_STEP = "sexton's release before the spawn at a 32 MiB limit (in-process)";
+const RELEASE_LIMIT_BYTES = 32 * 2 ** 20;
 const RELEASE_LINE = /gave back ([\d.]+) MiB of file pages before the spawn in ([\d.]+) ms/;
 /** A Node init of sexton's addon alone (addon-init.cjs): what sexton's start adds is its own. */
 export const ADDON_FLOOR = 'node + the addon alone';
@@ -47,13 +53,22 @@ export async function measureStartup(candidates, { rounds }) {
     for (const entry of timed) extra.get(entry.name).push(ms.get(entry.name) - ms.get('true'));
   }
   // The release step's own cost, timed inside sexton (its -vv line): within this machine's
-  // noise as a difference of start-ups, so measured where it runs.
+  // noise as a difference of start-ups, so measured where it runs. Without a small limit (the
+  // start-ups above) sexton gives its pages back later, once its exporters listen.
   const release = [];
-  for (let round = 0; round < rounds; round++) {
-    const result = spawnSync(UNSHARE[0], [...UNSHARE.slice(1), process.execPath, SEXTON, '-vv', '--', '/bin/true'], { stdio: ['ignore', 'ignore', 'pipe'], env: PID1_ENV });
-    const m = RELEASE_LINE.exec(String(result.stderr));
-    if (!m) throw new Error(`no release line from sexton -vv: ${String(result.stderr).trim().slice(-300)}`);
-    release.push({ mib: Number(m[1]), ms: Number(m[2]) });
+  const cgroup = makeCgroup('memory', 'release');
+  try {
+    writeFileSync(path.join(cgroup.dir, existsSync(path.join(cgroup.dir, 'memory.max')) ? 'memory.max' : 'memory.limit_in_bytes'),
+      String(RELEASE_LIMIT_BYTES));
+    for (let round = 0; round < rounds; round++) {
+      const argv = [...cgroup.join, ...UNSHARE, process.execPath, SEXTON, '-vv', '--', '/bin/true'];
+      const result = spawnSync(argv[0], argv.slice(1), { stdio: ['ignore', 'ignore', 'pipe'], env: PID1_ENV });
+      const m = RELEASE_LINE.exec(String(result.stderr));
+      if (!m) throw new Error(`no release line from sexton -vv at a 32 MiB limit: ${String(result.stderr).trim().slice(-300)}`);
+      release.push({ mib: Number(m[1]), ms: Number(m[2]) });
+    }
+  } finally {
+    await cgroup.remove();
   }
   return {
     rounds,

@@ -24,14 +24,26 @@ export function childOomScoreAdj(policy: OomPolicy, own: number, residentBytes: 
   return Math.min(OOM_SCORE_ADJ_MAX, own + step);
 }
 
+/** What sexton may fault in between the spawn and its release once the exporters listen (~21 → ~25 MB measured). */
+export const GROWTH_BEFORE_RELEASE_BYTES = 8 * 2 ** 20;
+
+/**
+ * Whether sexton gives back the file pages start-up faulted in (the node binary's code, 35 of its 42 MiB) before
+ * the spawn, ~7 ms of the start, not once the exporters listen: where the child's step cannot make every app process
+ * outrank sexton as it is (capped at the kernel's maximum, as a 32 MiB limit caps it; a fixed value or 'off'; a
+ * resident size not read). An app that fills the limit at once then meets ~21 MiB, not ~42 (docs/operations.md).
+ */
+export function releaseBeforeSpawn(policy: OomPolicy, childAdj: number | undefined, residentBytes: number): boolean {
+  return policy !== 'auto' || childAdj === OOM_SCORE_ADJ_MAX || residentBytes === 0;
+}
+
 /** How long after an OOM event the kill count is read again (the event may come first). */
 const OOM_RECHECK_MS = 100;
 
 /** How long after activity sexton gives back the file pages it faulted in. */
 const RELEASE_DELAY_MS = 1000;
 
-/** The least time between two compactions of the JS heap. */
-const COMPACT_EVERY_MS = 60_000;
+const COMPACT_EVERY_MS = 60_000;  // the least time between two compactions of the JS heap
 /** Quiet after the last answer to a client before what a burst of them left is given back. */
 const SETTLE_MS = 2000;
 /** Answers since the last settling that make a burst, whose garbage is worth a compaction. */
@@ -71,16 +83,15 @@ export class MemoryGuard {
   }
 
   /**
-   * The oom_score_adj to start the child with (undefined: inherit). Call just before spawn. The
-   * step follows sexton's resident set, file pages included, because that is what the kernel's
-   * badness weighs; it is not what the cgroup is charged: pages of the node binary that another
-   * cgroup read first (on v2, the node's page cache) are resident here and charged there. The
-   * line gives both, so that neither is mistaken for the other.
+   * Just before the spawn: the child's oom_score_adj (undefined: inherit), from sexton's resident set and what it may
+   * fault in before its release, as the kernel's badness weighs it; file pages given back first where that step would
+   * not protect sexton. The line also gives the cgroup's charge, another thing: pages of the node binary that another
+   * cgroup read first (on v2, the node's page cache) are resident here and charged there.
    */
-  childOomScoreAdj(): number | undefined {
+  prepareSpawn(): number | undefined {
     const { oomScoreAdj: own, residentBytes: resident, totalBytes } = ownMemory(this.host.procRoot);
     const limit = Math.min(this.cgroup?.limitBytes ?? Infinity, totalBytes);
-    const adj = childOomScoreAdj(this.policy, own, resident, limit);
+    const adj = childOomScoreAdj(this.policy, own, resident + GROWTH_BEFORE_RELEASE_BYTES, limit);
     if (adj !== undefined) {
       const charged = this.cgroup && cgroupChargeBytes(this.cgroup);
       const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
@@ -88,6 +99,12 @@ export class MemoryGuard {
       const weighed = `resident ${mib(resident)} MiB${charge}, of a ${mib(limit)} MiB limit`;
       this.log.info(`child oom_score_adj ${adj} (sexton's ${own}; ${weighed})`);
     }
+    if (!releaseBeforeSpawn(this.policy, adj, resident)) return adj;
+    // The pages stay in the page cache: the code sexton runs next faults back in without I/O.
+    const started = this.host.clock.monotonic();
+    const mib = (this.host.native.releaseFilePages() / 2 ** 20).toFixed(1);
+    const ms = (this.host.clock.monotonic() - started).toFixed(2);
+    this.log.debug(`gave back ${mib} MiB of file pages before the spawn in ${ms} ms`);
     return adj;
   }
 
@@ -132,22 +149,6 @@ export class MemoryGuard {
     const of = limit ? ` (limit ${(limit / 2 ** 20).toFixed(0)} MiB)` : '';
     this.log.warn(`the OOM killer ended a process in sexton's memory cgroup${of}; ${kills ?? '?'} OOM kill(s) so far`,
       { oomKills: kills });
-  }
-
-  /**
-   * Unmaps the file pages start-up faulted in (the node binary's code, 35 of sexton's 42 MiB
-   * resident then) just before the spawn: an app that fills a small limit at once meets a PID 1
-   * of ~21 MiB instead of ~42, and the kernel takes a worker (docs/operations.md has
-   * the floor). ~3 ms of every start (bench/RESULTS.md). Nothing else is worth it here: a heap
-   * compaction gives back 0.4 MiB for 7-11 ms, a malloc trim 0.1 MiB; the pages stay in the page
-   * cache, so the code sexton runs next faults back in without I/O.
-   */
-  releaseBeforeSpawn(): void {
-    const started = this.host.clock.monotonic();
-    const bytes = this.host.native.releaseFilePages();
-    const ms = this.host.clock.monotonic() - started;
-    this.log.debug(
-      `gave back ${(bytes / 2 ** 20).toFixed(1)} MiB of file pages before the spawn in ${ms.toFixed(2)} ms`);
   }
 
   /** Gives back the memory sexton is not using (about 3 ms, 10-14 with a compaction: not on the start path). */

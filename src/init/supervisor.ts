@@ -115,8 +115,7 @@ export class Supervisor {
     const [command] = options.command;
     const argv = rawArguments(options.command, procTrusted);
     const candidates = commandCandidates(argv[0]);
-    const childOomScoreAdj = this.parts.memory.childOomScoreAdj();  // from what sexton holds before it lets go
-    this.parts.memory.releaseBeforeSpawn();
+    const childOomScoreAdj = this.parts.memory.prepareSpawn();
     const result = native.spawn(argv, candidates, childOomScoreAdj, options.childSession);
     if (result.forkErrno !== 0) this.executor.failStart(
       `cannot start ${quote(command)}: fork failed (${errnoName(result.forkErrno)})`, EXIT.cannotRun);

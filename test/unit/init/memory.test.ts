@@ -4,10 +4,28 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { childOomScoreAdj, compactionDue } from '../../../src/init/memory';
+import { childOomScoreAdj, compactionDue, GROWTH_BEFORE_RELEASE_BYTES, releaseBeforeSpawn } from '../../../src/init/memory';
 import { findMemoryCgroup, oomKillCount } from '../../../src/platform/memory-cgroup';
 
 const MiB = 2 ** 20;
+
+describe('releaseBeforeSpawn', () => {
+  const adjAt = (limitMiB: number, own = 0) => childOomScoreAdj('auto', own, 42 * MiB + GROWTH_BEFORE_RELEASE_BYTES, limitMiB * MiB);
+
+  it('waits for the exporters where the step alone makes every app process outrank sexton', () => {
+    for (const limitMiB of [64, 96, 256, 23 * 1024]) expect(releaseBeforeSpawn('auto', adjAt(limitMiB), 42 * MiB)).toBe(false);
+    // Kubernetes' Guaranteed pods run sexton at -997: any limit leaves room above it.
+    expect(releaseBeforeSpawn('auto', adjAt(32, -997), 42 * MiB)).toBe(false);
+  });
+
+  it('releases first where the step is capped, the policy is not auto, or the resident size is unknown', () => {
+    for (const limitMiB of [16, 24, 32, 48]) expect(releaseBeforeSpawn('auto', adjAt(limitMiB), 42 * MiB)).toBe(true);
+    expect(releaseBeforeSpawn('auto', adjAt(256, 900), 42 * MiB)).toBe(true);  // Burstable near the top
+    expect(releaseBeforeSpawn('off', undefined, 42 * MiB)).toBe(true);
+    expect(releaseBeforeSpawn(500, 500, 42 * MiB)).toBe(true);
+    expect(releaseBeforeSpawn('auto', childOomScoreAdj('auto', 0, GROWTH_BEFORE_RELEASE_BYTES, 64 * MiB), 0)).toBe(true);
+  });
+});
 
 describe('childOomScoreAdj', () => {
   it('off inherits (undefined) and a number is used as given', () => {
