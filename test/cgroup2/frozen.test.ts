@@ -6,6 +6,7 @@
 import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, beforeAll, expect, it } from 'vitest';
+import { requireCgroup2 } from '../support/cgroups';
 import { requireBuilt, startPid1, until } from '../support/pid1';
 import { hostDescendants, procStat } from '../support/processes';
 
@@ -14,9 +15,7 @@ let dir: string | undefined;
 
 beforeAll(() => {
   requireBuilt();
-  if (!readFileSync('/sys/fs/cgroup/cgroup.controllers', 'utf8').trim() || !readFileSync('/proc/self/cgroup', 'utf8').startsWith('0::')) {
-    throw new Error('this test needs a pure cgroup v2 hierarchy: npm run test:cgroup2 runs it in a v2 guest');
-  }
+  requireCgroup2();
 });
 
 afterEach(() => {
