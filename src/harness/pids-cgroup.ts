@@ -1,6 +1,7 @@
 // The pids cgroup a run starts in (like a pod's pid limit): cgroup v1's pids hierarchy where it is
-// writable (root), else a cgroup v2 subtree delegated to this user (a systemd user slice), else
-// none, said in one line so that the run goes on without the limit instead of failing.
+// writable (root), else a cgroup v2 subtree delegated to this user (a systemd user slice, or the
+// cgroup this process was started in), else none, said in one line so that the run goes on without
+// the limit instead of failing.
 import { accessSync, constants, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 
@@ -59,6 +60,18 @@ export function delegatedPidsParent(mount: string, own: string, canWrite = writa
   return undefined;
 }
 
+/**
+ * The cgroup.type to give the run's new cgroup, read as the kernel made it, so that processes may
+ * join it. A child of a cgroup that holds processes itself and hands a threaded controller (pids)
+ * to its children is "domain invalid": v2 lets no process sit beside domain children. It may be
+ * made threaded, and pids limits threaded cgroups as it limits domains. This is the case of a
+ * harness started in the very cgroup delegated to it, which it cannot leave for a leaf of its own:
+ * every child of that cgroup is invalid as a domain while the harness is in it.
+ */
+export function typeToJoin(madeAs: string): 'threaded' | undefined {
+  return madeAs.trim() === 'domain invalid' ? 'threaded' : undefined;
+}
+
 function uid(): string {
   return String(process.getuid?.() ?? '?');
 }
@@ -84,6 +97,9 @@ export function makePidsCgroup(limit: number): PidsLimit {
   const dir = path.join(parent, `sexton-harness-${process.pid}-${Date.now()}`);
   try {
     mkdirSync(dir);
+    const type = read(path.join(dir, 'cgroup.type'));
+    const joinable = type === undefined ? undefined : typeToJoin(type);
+    if (joinable) writeFileSync(path.join(dir, 'cgroup.type'), joinable);
     writeFileSync(path.join(dir, 'pids.max'), String(limit));
   } catch (error) {
     try { rmdirSync(dir); } catch { /* never made */ }

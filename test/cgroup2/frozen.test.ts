@@ -1,12 +1,15 @@
 // A v2-frozen process is not stuck (run in the cgroup v2 guest). cgroup v1's freezer leaves a
 // member in state D with SIGKILL pending (test/init/unkillable.test.ts), so "frozen" stood for
 // "unkillable" there; v2's cgroup.freeze stops its members in a state a fatal signal still ends.
-// sexton as PID 1 must stop such a tree like any other: the frozen grandchild gone at the TERM,
-// no "could not kill" line, the child's status, well inside the grace period.
+// sexton must not call it stuck: `sexton scan --stuck` names nothing, and as PID 1 sexton stops
+// such a tree like any other: the frozen grandchild gone at the TERM, no "could not kill" line,
+// the child's status, well inside the grace period.
+import { execa } from 'execa';
 import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, beforeAll, expect, it } from 'vitest';
-import { requireBuilt, startPid1, until } from '../support/pid1';
+import { requireCgroup2 } from '../support/cgroups';
+import { requireBuilt, SEXTON, SLOWDOWN, startPid1, until } from '../support/pid1';
 import { hostDescendants, procStat } from '../support/processes';
 
 const GRACE = 20;
@@ -14,9 +17,7 @@ let dir: string | undefined;
 
 beforeAll(() => {
   requireBuilt();
-  if (!readFileSync('/sys/fs/cgroup/cgroup.controllers', 'utf8').trim() || !readFileSync('/proc/self/cgroup', 'utf8').startsWith('0::')) {
-    throw new Error('this test needs a pure cgroup v2 hierarchy: npm run test:cgroup2 runs it in a v2 guest');
-  }
+  requireCgroup2();
 });
 
 afterEach(() => {
@@ -54,6 +55,10 @@ it('a grandchild frozen by cgroup.freeze ends at the TERM: state S or T, never D
   const state = procStat(grandchild)?.state;
   console.log(`a v2-frozen sleep: state ${state}, wchan ${readIfThere(`/proc/${grandchild}/wchan`)}`);
   expect(state).not.toBe('D');
+  // `sexton scan --stuck` (what SIGKILL cannot end now: state D, or a kill pending) names nothing.
+  const scan = await execa(process.execPath, [SEXTON, 'scan', '--stuck', '--json', '--min-age', '0.3'], { reject: false, timeout: 30_000 * SLOWDOWN });
+  expect(scan.exitCode, `${scan.stdout}${scan.stderr}`).toBe(0);
+  expect(JSON.parse(String(scan.stdout)).stuck).toEqual([]);
 
   const stopped = Date.now();
   run.signal('SIGTERM');

@@ -5,9 +5,10 @@
 // must still be attributed to its pod and container.
 import { execa } from 'execa';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { requireCgroup2 } from '../support/cgroups';
 import { requireBuilt, startPid1, SEXTON, SLOWDOWN, until } from '../support/pid1';
 import { hostDescendants, procStat } from '../support/processes';
 import { childrenOf } from '../../src/harness/namespace';
@@ -27,7 +28,7 @@ function podScope(uid: string, id: string): string {
 
 beforeAll(() => {
   requireBuilt();
-  if (!readFileSync('/proc/self/cgroup', 'utf8').startsWith('0::')) throw new Error('this test needs cgroup v2: npm run test:cgroup2');
+  requireCgroup2();
 });
 
 afterAll(() => {

@@ -3,12 +3,14 @@
 // once it has read it and never answers, the waiter sleeps interruptibly (state S, wchan
 // request_wait_answer) until SIGKILL, and then uninterruptibly (state D, SIGKILL pending) for as
 // long as the daemon lives: the NFS-like stuck pod. `sexton scan --stuck` names the mount.
+// The cgroup v2 tier runs this file in its guest too (Linux 6.1, where no v1 freezer makes a
+// stuck process: a v2-frozen one is killable, test/cgroup2/frozen.test.ts).
 import { execa } from 'execa';
 import { mkdtempSync, readFileSync, rmdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeAll, expect, test } from 'vitest';
-import { fixture, requireBuilt, SEXTON, until } from '../support/pid1';
+import { fixture, requireBuilt, SEXTON, SLOWDOWN, until } from '../support/pid1';
 import { procStat } from '../support/processes';
 import { track } from '../support/processes';
 
@@ -30,7 +32,7 @@ test('a request the FUSE daemon read and never answers: S until SIGKILL, then D 
   const dir = mkdtempSync(path.join(tmpdir(), 'sexton-stuck-fuse-'));
   dirs.push(dir);
   // A mount namespace of its own: the mount goes with the daemon, whatever happens.
-  const daemon = execa('unshare', ['--mount', '--propagation', 'private', process.execPath, fixture('fuse-never-answers.js'), dir], { reject: false, timeout: 60_000, killSignal: 'SIGKILL' });
+  const daemon = execa('unshare', ['--mount', '--propagation', 'private', process.execPath, fixture('fuse-never-answers.js'), dir], { reject: false, timeout: 60_000 * SLOWDOWN, killSignal: 'SIGKILL' });
   track(daemon.pid);
   let out = '';
   daemon.stdout?.on('data', (d) => (out += d));
@@ -42,7 +44,7 @@ test('a request the FUSE daemon read and never answers: S until SIGKILL, then D 
 
   process.kill(victim, 'SIGKILL');
   await until(() => procStat(victim)?.state === 'D', 10_000, 'the killed victim in state D');
-  const scan = await execa(process.execPath, [SEXTON, 'scan', '--stuck', '--json', '--min-age', '0.3'], { reject: false, timeout: 30_000 });
+  const scan = await execa(process.execPath, [SEXTON, 'scan', '--stuck', '--json', '--min-age', '0.3'], { reject: false, timeout: 30_000 * SLOWDOWN });
   expect(scan.exitCode, String(scan.stderr)).toBe(1);
   expect(JSON.parse(String(scan.stdout)).stuck.find((s: any) => s.pid === victim)).toMatchObject({
     state: 'D', wchan: 'request_wait_answer', killPending: true,

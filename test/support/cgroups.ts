@@ -75,3 +75,10 @@ export class PidsCgroup {
     throw new Error(`cannot remove ${this.dir}: members ${this.procs().join(' ')}`);
   }
 }
+
+/** For the cgroup v2 guest's tests: fails (never skips) on a host whose hierarchy is not v2 alone. */
+export function requireCgroup2(): void {
+  if (!readFileSync('/sys/fs/cgroup/cgroup.controllers', 'utf8').trim() || !readFileSync('/proc/self/cgroup', 'utf8').startsWith('0::')) {
+    throw new Error('this test needs a pure cgroup v2 hierarchy: npm run test:cgroup2 runs it in a v2 guest');
+  }
+}

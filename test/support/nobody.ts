@@ -28,6 +28,9 @@ export interface NobodyOptions {
   cwd?: string;
   env?: Record<string, string>;
   timeoutMs?: number;
+  /** argv run as root before the drop, ending by running the command it is given (e.g. joining a
+   *  cgroup, which nobody could not do from where the test runs). */
+  launcher?: string[];
 }
 
 /**
@@ -35,7 +38,8 @@ export interface NobodyOptions {
  * checkout, in argv, PATH or a variable, names it where nobody reaches it. Bounded by timeoutMs;
  * what it starts is killed by the usual cleanup.
  */
-export async function asNobody(argv: string[], { mountAt, cwd = '.', env = {}, timeoutMs = 60_000 }: NobodyOptions = {}): Promise<NobodyRun> {
+export async function asNobody(argv: string[], { mountAt, cwd = '.', env = {}, timeoutMs = 60_000, launcher = [] }: NobodyOptions = {}):
+  Promise<NobodyRun> {
   if (process.getuid?.() !== 0) throw new Error(`running as uid ${NOBODY} needs root to set up (bind mount, setpriv); this worker is uid ${process.getuid?.()}`);
   const made = mountAt === undefined;
   const reach = mountAt ?? mkdtempSync(path.join(tmpdir(), 'sexton-rootless-'));
@@ -45,9 +49,10 @@ export async function asNobody(argv: string[], { mountAt, cwd = '.', env = {}, t
     // (.ci/node-lines), so process.execPath and PATH may name it too.
     const inside = (p: string) => (p === ROOT || p.startsWith(ROOT + path.sep) ? path.join(reach, path.relative(ROOT, p)) : p);
     const searched = (process.env.PATH ?? '').split(':').map(inside).join(':');
-    const proc = execa('unshare', ['--mount', 'sh', '-c', DROP, 'sh', ROOT, reach, path.resolve(reach, cwd),
+    const [file, ...args] = [...launcher, 'unshare', '--mount', 'sh', '-c', DROP, 'sh', ROOT, reach, path.resolve(reach, cwd),
       'env', '-i', `PATH=${searched}`, 'HOME=/tmp', ...Object.entries(env).map(([k, v]) => `${k}=${inside(v)}`),
-      ...argv.map(inside)], {
+      ...argv.map(inside)];
+    const proc = execa(file, args, {
       reject: false, stdin: 'ignore', timeout: timeoutMs, killSignal: 'SIGKILL',
     });
     track(proc.pid);

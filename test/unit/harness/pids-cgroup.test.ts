@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { cgroup2Mount, delegatedPidsParent, ownCgroup2Path } from '../../../src/harness/pids-cgroup';
+import { cgroup2Mount, delegatedPidsParent, ownCgroup2Path, typeToJoin } from '../../../src/harness/pids-cgroup';
 
 describe('cgroup2Mount and ownCgroup2Path', () => {
   test('a hybrid host (this one) and a unified one', () => {
@@ -64,5 +64,16 @@ describe('delegatedPidsParent', () => {
   test('a hybrid host\'s empty cgroup v2 (this machine): none', () => {
     const mount = tree({ '.': '' });
     expect(delegatedPidsParent(mount, '/', () => true)).toBeUndefined();
+  });
+});
+
+describe('typeToJoin', () => {
+  test('a child of a cgroup with processes and pids for its children (the harness\'s own, delegated): threaded', () => {
+    expect(typeToJoin('domain invalid\n')).toBe('threaded');
+  });
+
+  test('a child of a slice without processes, or of a v1 hierarchy (no cgroup.type read): as made', () => {
+    expect(typeToJoin('domain\n')).toBeUndefined();
+    expect(typeToJoin('threaded\n')).toBeUndefined();
   });
 });
