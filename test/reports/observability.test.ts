@@ -375,7 +375,9 @@ describe('stats file', () => {
 
 describe('JSON logs', () => {
   it('writes one JSON object per line, with fields on the survivor lines', async () => {
-    const run = await startPid1(['--status-socket', 'none', '--log-format', 'json', '-v', '--grace', '1', '--', ...leakingApp(2, 2)]);
+    // The app's own `sleep 1000` dies of the leftovers' TERM; on a loaded machine that took over
+    // a 1 s grace period once (a third survivor line): 3 s leaves it room, and the two that ignore TERM outlive any.
+    const run = await startPid1(['--status-socket', 'none', '--log-format', 'json', '-v', '--grace', '3', '--', ...leakingApp(2, 2)]);
     await run.waitFor('ready');
     run.signal('SIGTERM');
     const result = await run.done();
