@@ -24,6 +24,7 @@ std::atomic<bool> notify[kMaxSignal];
 std::atomic<bool> to_group{false};
 std::atomic<uint64_t> pending{0};  // bit n-1: signal n arrived before there was a child
 std::atomic<bool> stop_self_after[kMaxSignal];
+std::atomic<bool> stop_owed{false};  // a stop-self signal came before the child was registered
 struct sigaction previous[kMaxSignal];  // what was installed before us (V8's SIGSEGV handler)
 pid_t own_pid = 0;
 bool installed = false;
@@ -129,7 +130,13 @@ void forward_signal(int sig, siginfo_t* info, void* context) {
     }
   }
   tell_js(sig, action, info, result);
-  if (stop_self_after[sig].load()) kill(own_pid, SIGSTOP);
+  if (stop_self_after[sig].load()) {
+    // Not before the child has it: the child may have exec'd while the spawning thread, resumed
+    // from vfork, waits for a CPU to register it; stopped now, sexton would hold the signal
+    // until a SIGCONT (seen under load). The spawn stops sexton once it has forwarded it.
+    if (result == kNoChildYet) stop_owed.store(true);
+    else kill(own_pid, SIGSTOP);
+  }
   errno = saved_errno;
 }
 
@@ -182,6 +189,7 @@ int forward_pending_signals(int watched) {
       post_signal_notice(sig, action, 0, result);
     }
   }
+  if (watched == 0 && stop_owed.exchange(false)) kill(own_pid, SIGSTOP);  // the spawn's flush
   return watched_result;
 }
 
