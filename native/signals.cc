@@ -115,10 +115,17 @@ void forward_signal(int sig, siginfo_t* info, void* context) {
   arm_stop_deadline_on(sig);  // counted first: a deadline set meanwhile sees it either way
   int action = actions[sig].load();
   int result = 0;
+  bool stop_left_to_flush = false;
   if (action == kDrop) {
     stats.dropped[sig].fetch_add(1);
   } else if (action > 0) {
     if (main_child().target() <= 0) {
+      // Not stopped before the child has it: it may have exec'd while the spawning thread,
+      // resumed from vfork, waits for a CPU to register it, and a sexton stopped now would hold
+      // the signal until a SIGCONT (seen under load). Owed before the bit is set: whichever
+      // flush forwards the signal then stops sexton, once.
+      stop_left_to_flush = stop_self_after[sig].load();
+      if (stop_left_to_flush) stop_owed.store(true);
       pending.fetch_or(uint64_t{1} << (sig - 1));
       result = kNoChildYet;
       // The child may have been registered meanwhile, after spawn flushed the pending bits.
@@ -130,13 +137,7 @@ void forward_signal(int sig, siginfo_t* info, void* context) {
     }
   }
   tell_js(sig, action, info, result);
-  if (stop_self_after[sig].load()) {
-    // Not before the child has it: the child may have exec'd while the spawning thread, resumed
-    // from vfork, waits for a CPU to register it; stopped now, sexton would hold the signal
-    // until a SIGCONT (seen under load). The spawn stops sexton once it has forwarded it.
-    if (result == kNoChildYet) stop_owed.store(true);
-    else kill(own_pid, SIGSTOP);
-  }
+  if (stop_self_after[sig].load() && !stop_left_to_flush) kill(own_pid, SIGSTOP);
   errno = saved_errno;
 }
 
@@ -175,11 +176,13 @@ void set_forward_to_group(bool group) { to_group.store(group); }
 int forward_pending_signals(int watched) {
   uint64_t bits = pending.exchange(0);
   int watched_result = 0;
+  bool stop_self = false;
   for (int sig = 1; sig < kMaxSignal; sig++) {
     if (!(bits & (uint64_t{1} << (sig - 1)))) continue;
     int action = actions[sig].load();
     if (action <= 0) continue;
     int result = forward(action);
+    stop_self = stop_self || stop_self_after[sig].load();
     if (sig == watched) {
       watched_result = result;  // the handler that asked tells JS itself
     } else if (failed(result) || (result == 0 && notify[sig].load())) {
@@ -189,7 +192,7 @@ int forward_pending_signals(int watched) {
       post_signal_notice(sig, action, 0, result);
     }
   }
-  if (watched == 0 && stop_owed.exchange(false)) kill(own_pid, SIGSTOP);  // the spawn's flush
+  if (stop_self && stop_owed.exchange(false)) kill(own_pid, SIGSTOP);  // owed by a handler before the child
   return watched_result;
 }
 
