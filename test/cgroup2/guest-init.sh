@@ -25,6 +25,8 @@ done
 opts=trans=virtio,version=9p2000.L,msize=512000,cache=loose
 mount -t 9p -o "ro,$opts" hostroot /newroot || fail "cannot mount the host's root over 9p"
 mount -t 9p -o "$opts" results /newroot/mnt || fail "cannot mount the results share"
+# Held before tmpfs hides the host's /tmp, /root and /run: a fresh clone may live there.
+mkdir -p /checkout && mount -o bind "/newroot$repo" /checkout || fail "cannot reach $repo"
 for d in run tmp root var/tmp; do mount -t tmpfs -o mode=1777 tmpfs "/newroot/$d" || fail "tmpfs on /$d"; done
 mount -t proc proc /newroot/proc
 mount -t sysfs sysfs /newroot/sys
@@ -35,8 +37,8 @@ mount -t tmpfs -o mode=1777 tmpfs /newroot/dev/shm
 mount -t cgroup2 cgroup2 /newroot/sys/fs/cgroup || fail "cannot mount cgroup2"
 # The checkout is writable in the guest (vitest's cache, build outputs) through an overlay whose
 # upper layer is on tmpfs: nothing reaches the host's copy.
-mkdir -p /newroot/run/checkout/upper /newroot/run/checkout/work
-mount -t overlay -o "lowerdir=/newroot$repo,upperdir=/newroot/run/checkout/upper,workdir=/newroot/run/checkout/work" \
+mkdir -p /newroot/run/checkout/upper /newroot/run/checkout/work "/newroot$repo"
+mount -t overlay -o "lowerdir=/checkout,upperdir=/newroot/run/checkout/upper,workdir=/newroot/run/checkout/work" \
   overlay "/newroot$repo" || fail "cannot overlay $repo"
 ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
 umount /proc /sys 2>/dev/null
