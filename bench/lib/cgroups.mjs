@@ -1,6 +1,6 @@
 // Cgroups of the bench's own (cgroup v1 controllers: memory, pids), each removed after use.
 // A PID 1 joins one through startPid1's `prefix`.
-import { existsSync, mkdirSync, readFileSync, rmdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { sleep } from './pid1.mjs';
 
@@ -18,6 +18,9 @@ export function makeCgroup(controller, label) {
     dir,
     join: ['/bin/sh', '-c', `echo $$ > ${dir}/cgroup.procs && exec "$@"`, 'sh'],
     read: (file) => readFileSync(path.join(dir, file), 'utf8'),
+    /** A memory limit: v1's memory.limit_in_bytes, or v2's memory.max. */
+    limitMemory: (bytes) => writeFileSync(path.join(dir, existsSync(path.join(dir, 'memory.max')) ? 'memory.max' : 'memory.limit_in_bytes'),
+      String(bytes)),
     /** Waits for the last task to leave (a namespace takes a moment to go), then removes it. */
     async remove() {
       for (let i = 0; i < 200; i++) {

@@ -15,7 +15,7 @@
 // Prints markdown tables (for the notes in bench/RESULTS.md). --sexton measures another build
 // (without the `--child-oom-score-adj off` column).
 import { execFileSync, spawn } from 'node:child_process';
-import { closeSync, constants, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { makeCgroup } from '../lib/cgroups.mjs';
@@ -35,7 +35,7 @@ const live = new Set();
 /** A memory cgroup of its own, with a limit when one is given. */
 function memoryCgroup(label, limitMiB) {
   const cgroup = makeCgroup('memory', `faults-${label}`);
-  if (limitMiB) writeFileSync(path.join(cgroup.dir, 'memory.limit_in_bytes'), String(limitMiB * 2 ** 20));
+  if (limitMiB) cgroup.limitMemory(limitMiB * 2 ** 20);
   return { ...cgroup, oomKills: () => Number(/^oom_kill (\d+)$/m.exec(cgroup.read('memory.oom_control'))?.[1]) };
 }
 

@@ -4,7 +4,6 @@
 // sides of each pair alike. Bare `node -e 0` is measured the same way: it is Node's floor; so is
 // a Node init of sexton's addon alone, the floor of any init built on it.
 import { spawnSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeCgroup } from '../lib/cgroups.mjs';
@@ -58,8 +57,7 @@ export async function measureStartup(candidates, { rounds }) {
   const release = [];
   const cgroup = makeCgroup('memory', 'release');
   try {
-    writeFileSync(path.join(cgroup.dir, existsSync(path.join(cgroup.dir, 'memory.max')) ? 'memory.max' : 'memory.limit_in_bytes'),
-      String(RELEASE_LIMIT_BYTES));
+    cgroup.limitMemory(RELEASE_LIMIT_BYTES);
     for (let round = 0; round < rounds; round++) {
       const argv = [...cgroup.join, ...UNSHARE, process.execPath, SEXTON, '-vv', '--', '/bin/true'];
       const result = spawnSync(argv[0], argv.slice(1), { stdio: ['ignore', 'ignore', 'pipe'], env: PID1_ENV });

@@ -102,9 +102,9 @@ export class MemoryGuard {
     if (!releaseBeforeSpawn(this.policy, adj, resident)) return adj;
     // The pages stay in the page cache: the code sexton runs next faults back in without I/O.
     const started = this.host.clock.monotonic();
-    const mib = (this.host.native.releaseFilePages() / 2 ** 20).toFixed(1);
+    const given = (this.host.native.releaseFilePages() / 2 ** 20).toFixed(1);
     const ms = (this.host.clock.monotonic() - started).toFixed(2);
-    this.log.debug(`gave back ${mib} MiB of file pages before the spawn in ${ms} ms`);
+    this.log.debug(`gave back ${given} MiB of file pages before the spawn in ${ms} ms`);
     return adj;
   }
 
