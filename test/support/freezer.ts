@@ -105,7 +105,6 @@ export class Freezer {
   }
 }
 
-/** Removes every freezer cgroup a test made and did not remove (afterEach). */
 /**
  * The `sleep 65` below host pid `ancestor`, once asleep in the kernel's timer wait, frozen in a
  * freezer named `label`: a process SIGKILL cannot end. Returns its pid and the freezer that thaws it.
@@ -119,6 +118,7 @@ export async function freezeSleep65(ancestor: number, label: string): Promise<{ 
   return { pid: sleeper, freezer };
 }
 
+/** Removes every freezer cgroup a test made and did not remove (afterEach). */
 export async function removeFreezers(): Promise<void> {
   for (const f of [...live]) await f.remove();
 }
