@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "main_child.h"
@@ -25,6 +26,7 @@ std::atomic<bool> to_group{false};
 std::atomic<uint64_t> pending{0};  // bit n-1: signal n arrived before there was a child
 std::atomic<bool> stop_self_after[kMaxSignal];
 std::atomic<bool> stop_owed{false};  // a stop-self signal came before the child was registered
+std::atomic<uint64_t> group_term_at{0};  // group_term_at_us()
 struct sigaction previous[kMaxSignal];  // what was installed before us (V8's SIGSEGV handler)
 pid_t own_pid = 0;
 bool installed = false;
@@ -61,7 +63,13 @@ int deliver(int sig) {
   if (pid <= 0) return ESRCH;
   int rc;
   if (to_group.load()) {
+    // Read before the kill: a process started after this moment may have missed the TERM.
+    struct timespec now = {};
+    bool timed = sig == SIGTERM && clock_gettime(CLOCK_BOOTTIME, &now) == 0;
     rc = kill(-pid, sig);
+    uint64_t none = 0;
+    uint64_t at = static_cast<uint64_t>(now.tv_sec) * 1000000 + static_cast<uint64_t>(now.tv_nsec) / 1000;
+    if (rc == 0 && timed) group_term_at.compare_exchange_strong(none, at);
   } else {
     int pidfd = child.pidfd();
     rc = pidfd >= 0 ? static_cast<int>(syscall(SYS_pidfd_send_signal, pidfd, sig, nullptr, 0))
@@ -197,6 +205,8 @@ int forward_pending_signals(int watched) {
 }
 
 int signal_main_child(int signal) { return forward(signal); }
+
+uint64_t group_term_at_us() { return group_term_at.load(); }
 
 uint64_t signals_received(int signal) {
   sigset_t held;

@@ -32,6 +32,11 @@ int forward_pending_signals(int watched = 0);
 // Forwards a signal to the main child (or its group) as the handler would, counting it.
 int signal_main_child(int signal);
 
+// CLOCK_BOOTTIME (microseconds) taken just before the first SIGTERM delivered to the main
+// child's process group, 0 before one: every member started earlier got that TERM (/proc's
+// start times count from boot too), and the leftovers' TERM must not be a second one.
+uint64_t group_term_at_us();
+
 // How many times `signal` has arrived: the handler's counter, and one pending for sexton that
 // no handler has run for yet.
 uint64_t signals_received(int signal);

@@ -124,13 +124,14 @@ export class Executor {
         return;
       }
       case 'terminate-daemons': {
-        const daemons = tree.reparented(this.processes(), lifecycle.state.mainPid);
-        if (daemons.length === 0) return;
-        log.info(`sending TERM to ${daemons.length} re-parented process(es): ${daemons.map((p) => p.pid).join(' ')}`);
-        return tree.terminate(daemons);
+        const { mainPid } = lifecycle.state;
+        const daemons = tree.terminate(tree.reparented(this.processes(), mainPid), mainPid);
+        if (daemons.length > 0) log.info(
+          `sending TERM to ${daemons.length} re-parented process(es): ${daemons.map((p) => p.pid).join(' ')}`);
+        return;
       }
       case 'terminate-leftovers':
-        return tree.terminate(this.processes().filter((p) => p.state !== 'Z'));
+        return void tree.terminate(this.processes().filter((p) => p.state !== 'Z'), lifecycle.state.mainPid);
       case 'terminate-unseen':
         return void native.signalEveryProcess(constants.signals.SIGTERM);
       case 'kill-survivors':

@@ -6,7 +6,7 @@ import type { Host } from '../platform/host';
 import type { Timers } from './loop';
 import { internalErrorText } from './internal-error';
 import { agesSeconds, commandOf, describeState, descendantsOf, listProcesses, ProcessInfo, readProcess, ScanBudget,
-  scanProcesses, ZombieGroup, zombiesByParent } from '../platform/procfs';
+  scanProcesses, TICKS_PER_SECOND, ZombieGroup, zombiesByParent } from '../platform/procfs';
 import { describeStuck, describeUnkillable } from '../platform/unkillable';
 import type { Unkillable } from '../report/snapshot';
 import type { StatsSnapshot } from '../report/stats';
@@ -61,6 +61,16 @@ export class ZombieAges {
 }
 
 const { SIGTERM, SIGKILL } = constants.signals;
+
+/**
+ * Whether p already got the TERM forwarded to the main child's process group (--pgroup): it is
+ * in that group and started in a clock tick before the one the TERM went out in. One started in
+ * that tick or later may have missed it, and gets its own.
+ */
+export function gotGroupTerm(p: ProcessInfo, mainPid: number, groupTermAtMicros: number): boolean {
+  if (groupTermAtMicros === 0 || p.pgid !== mainPid) return false;
+  return p.startTime < Math.floor((groupTermAtMicros * TICKS_PER_SECOND) / 1e6);
+}
 
 export class ProcessTree {
   private readonly zombieAges = new ZombieAges();
@@ -204,14 +214,20 @@ export class ProcessTree {
     return this.unkillable;
   }
 
-  /** SIGTERM, once per process: a second TERM makes some programs skip their clean-up. */
-  terminate(processes: ProcessInfo[]): void {
-    for (const p of processes) {
+  /**
+   * SIGTERM, once per process: a second TERM makes some programs skip their clean-up (and a
+   * shell still in its TERM trap runs the trap again). Returns those it was sent to.
+   */
+  terminate(processes: ProcessInfo[], mainPid: number): ProcessInfo[] {
+    const groupTermAt = this.host.native.stats().groupTermAtMicros;
+    const sent = processes.filter((p) => {
       const key = `${p.pid}:${p.startTime}`;
-      if (this.terminated.has(key)) continue;
+      if (this.terminated.has(key) || gotGroupTerm(p, mainPid, groupTermAt)) return false;
       this.terminated.add(key);
-      this.host.native.signalProcess(p.pid, SIGTERM, p.startTime);
-    }
+      return true;
+    });
+    for (const p of sent) this.host.native.signalProcess(p.pid, SIGTERM, p.startTime);
+    return sent;
   }
 
   /**

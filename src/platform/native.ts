@@ -80,6 +80,11 @@ export interface NativeCounters {
   orphansByCommand: Record<string, number>;
   /** Orphans reaped without a name: a storm outran naming, or /proc is not this namespace's. */
   orphansUnnamed: number;
+  /**
+   * CLOCK_BOOTTIME in microseconds just before the first SIGTERM that reached the main child's
+   * process group (--pgroup), 0 before one: what ProcessTree.terminate needs to send no second TERM.
+   */
+  groupTermAtMicros: number;
 }
 
 /** Signal actions understood by setSignalAction; positive numbers forward as that signal. */

@@ -17,6 +17,8 @@ export function procShowsOwnNamespace(procRoot = '/proc', pid = process.pid): bo
 export interface ProcessInfo {
   pid: number;
   ppid: number;
+  /** Process group id (stat field 5). */
+  pgid: number;
   /** R running, S sleeping, D uninterruptible, T stopped, Z zombie, ... */
   state: string;
   /** The kernel's 15-character name (comm). */
@@ -100,6 +102,7 @@ export function readProcess(pid: number, procRoot = '/proc'): ProcessInfo | unde
     return {
       pid,
       ppid: Number(stat.field(4)),
+      pgid: Number(stat.field(5)),
       state: stat.field(3),
       name: stat.name,
       startTime: Number(stat.field(22)),

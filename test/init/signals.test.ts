@@ -147,8 +147,12 @@ test('a -r flag wins over SEXTON_REWRITE', async () => {
   expect(deliveries(result.stdout)).toEqual([2, 15]);
 });
 
-test('-g delivers to the child\'s process group: a grandchild in it gets the signal too', async () => {
-  const run = await startPid1(['-g', '--', 'sh', fixture('signals-group.sh'), '10', '15']);
+// The grandchild is still cleaning up when the main child has exited and the leftovers get
+// TERM: it got the group's TERM already and must not get a second one (its trap would run again).
+test('-g delivers to the child\'s process group: a grandchild in it gets the signal too, TERM once', async () => {
+  const run = await startPid1(['-g', '--', 'sh', fixture('signals-group.sh'), '10', '15'], {
+    env: { GRANDCHILD_TERM_CLEANUP: '1' },
+  });
   await run.waitFor('child ready');
   await run.waitFor('grandchild ready');
   await sendAndAwait(run.pid1, run.stdout, SIGUSR1, SIGUSR1, { label: 'child' });

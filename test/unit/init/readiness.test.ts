@@ -69,7 +69,7 @@ describe('readiness', () => {
 
 describe('who may notify', () => {
   const table = new Map([[20, 10], [30, 20], [40, 1], [50, 0]]);
-  const read = (pid: number) => (table.has(pid) ? { pid, ppid: table.get(pid) as number, state: 'S', name: 'x', startTime: 0, killPending: false } : undefined);
+  const read = (pid: number) => (table.has(pid) ? { pid, ppid: table.get(pid) as number, pgid: pid, state: 'S', name: 'x', startTime: 0, killPending: false } : undefined);
   it('the main child and its tree; a sender already gone; not a process beside it', () => {
     expect(inMainTree(10, 10, true, read)).toBe(true);
     expect(inMainTree(30, 10, true, read)).toBe(true);

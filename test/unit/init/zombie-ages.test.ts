@@ -3,7 +3,7 @@ import { expect, test } from 'vitest';
 import type { ProcessInfo } from '../../../src/platform/procfs';
 import { ZOMBIE_BLAME_MS, ZombieAges } from '../../../src/init/process-tree';
 
-const proc = (pid: number, state: string, startTime = 100): ProcessInfo => ({ pid, ppid: 5, state, name: 'x', startTime, killPending: false });
+const proc = (pid: number, state: string, startTime = 100): ProcessInfo => ({ pid, ppid: 5, pgid: pid, state, name: 'x', startTime, killPending: false });
 
 test('a zombie is old once known for ZOMBIE_BLAME_MS, never at its first look', () => {
   const ages = new ZombieAges();
