@@ -44,7 +44,7 @@ describe('small containers: the OOM killer takes a worker, never PID 1 (workers 
   for (const limit of LIMITS_MIB) {
     for (const init of INITS) {
       for (let round = 1; round <= RUNS; round++) {
-        it(`${limit} MiB, ${WORKERS} workers of ${WORKER_MIB} MiB at once, ${init.name}, run ${round} of ${RUNS}: a worker dies, PID 1 lives and stops on TERM`, async () => {
+        it(`${limit} MiB, ${WORKERS} workers of ${WORKER_MIB} MiB at once, ${init.name}, run ${round} of ${RUNS}: workers die, never PID 1, which stops on TERM or leaves with the app`, async () => {
           const cgroup = new MemoryCgroup(`smallmem-${limit}`, limit);
           cgroups.push(cgroup);
           const run = await startPid1(init.argv(), { raw: true, launcher: cgroup.launcher(), timeoutMs: 40_000 });
@@ -54,6 +54,16 @@ describe('small containers: the OOM killer takes a worker, never PID 1 (workers 
 
           const survivors = await settle(run, cgroup, WORKER_MIB, WORKERS);
           const kills = cgroup.oomKills();
+          if (procStat(run.pid1) === undefined) {
+            // The kernel may take every worker (seen once in a soak with one core kept busy: the
+            // OOM comes while PID 1 is still starting, its share of the limit at its peak). The
+            // shell's `wait` then returns 0 and PID 1 leaves with that status; a PID 1 the OOM
+            // killer took would have died of SIGKILL.
+            const result = await run.done();
+            expect(kills, result.stderr).toBe(WORKERS);
+            expect(result.exitCode, result.stderr).toBe(0);
+            return;
+          }
           // PID 1 is the same process, and every victim was a worker: the kernel's count of kills
           // is exactly the number of workers missing (the waiting shell is alive too: see below).
           expect(procStat(run.pid1)?.startTime, `PID 1 gone after ${kills} OOM kill(s); stderr: ${run.stderr().slice(-400)}`).toBe(pid1Start);
