@@ -153,7 +153,7 @@ test('-g delivers to the child\'s process group: a grandchild in it gets the sig
   const run = await startPid1(['-g', '--', 'sh', fixture('signals-group.sh'), '10', '15'], {
     env: { GRANDCHILD_TERM_CLEANUP: '1' },
   });
-  await run.waitFor('child ready');
+  await run.waitFor(/^child ready$/m);  // not 'grandchild ready', which contains it
   await run.waitFor('grandchild ready');
   await sendAndAwait(run.pid1, run.stdout, SIGUSR1, SIGUSR1, { label: 'child' });
   await until(() => deliveries(run.stdout(), 'grandchild').includes(SIGUSR1), 10_000, 'grandchild to get USR1');  // a deadline, not a bound: a starved shell may take a while
@@ -166,7 +166,7 @@ test('-g delivers to the child\'s process group: a grandchild in it gets the sig
 
 test('without -g only the child gets the signal, not a grandchild in its group', async () => {
   const run = await startPid1(['--', 'sh', fixture('signals-group.sh'), '10', '15']);
-  await run.waitFor('child ready');
+  await run.waitFor(/^child ready$/m);  // not 'grandchild ready', which contains it
   await run.waitFor('grandchild ready');
   await sendAndAwait(run.pid1, run.stdout, SIGUSR1, SIGUSR1, { label: 'child' });
   // A delivery to the group would have marked USR1 pending at the grandchild by the same kill(2)
