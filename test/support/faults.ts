@@ -109,10 +109,23 @@ export class MemoryCgroup {
     return ['/bin/sh', '-c', `echo $$ > ${this.dir}/cgroup.procs && exec setpriv --bounding-set -sys_resource -- "$@"`, 'sh'];
   }
 
+  /** SIGKILLs every member (v2: cgroup.kill; v1 has none, so each member by its pid). */
+  private killMembers(): void {
+    if (this.v2) return this.write('cgroup.kill', '1');
+    for (const pid of this.tasks()) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  }
+
   /** Removes the cgroup; its last members may take a moment to leave it after they die. */
   async remove(): Promise<void> {
-    // v2: a test that failed half-way may leave members; every one of them is this test's.
-    if (this.v2 && existsSync(this.dir)) this.write('cgroup.kill', '1');
+    // A test that failed half-way may leave members; every one of them is this test's. They are
+    // ended here, not left to the cleanup file: a hook that throws skips the hooks after it.
+    if (existsSync(this.dir)) this.killMembers();
     const deadline = Date.now() + 5000;
     for (;;) {
       try {
