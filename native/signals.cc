@@ -63,13 +63,18 @@ int deliver(int sig) {
   if (pid <= 0) return ESRCH;
   int rc;
   if (to_group.load()) {
-    // Read before the kill: a process started after this moment may have missed the TERM.
+    // Stored before the kill, so that JS never sees this handler's TERM as not yet sent while a
+    // member may already have it (a member skipped meanwhile gets it from the kill just below);
+    // read before the kill too: a process started after this moment may have missed it.
+    uint64_t at = 0;
     struct timespec now = {};
-    bool timed = sig == SIGTERM && clock_gettime(CLOCK_BOOTTIME, &now) == 0;
+    if (sig == SIGTERM && clock_gettime(CLOCK_BOOTTIME, &now) == 0) {
+      uint64_t none = 0;
+      at = static_cast<uint64_t>(now.tv_sec) * 1000000 + static_cast<uint64_t>(now.tv_nsec) / 1000;
+      if (!group_term_at.compare_exchange_strong(none, at)) at = 0;  // an earlier TERM is the one that counts
+    }
     rc = kill(-pid, sig);
-    uint64_t none = 0;
-    uint64_t at = static_cast<uint64_t>(now.tv_sec) * 1000000 + static_cast<uint64_t>(now.tv_nsec) / 1000;
-    if (rc == 0 && timed) group_term_at.compare_exchange_strong(none, at);
+    if (rc != 0 && at != 0) group_term_at.compare_exchange_strong(at, 0);  // nobody got this one
   } else {
     int pidfd = child.pidfd();
     rc = pidfd >= 0 ? static_cast<int>(syscall(SYS_pidfd_send_signal, pidfd, sig, nullptr, 0))

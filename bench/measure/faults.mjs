@@ -36,7 +36,8 @@ const live = new Set();
 function memoryCgroup(label, limitMiB) {
   const cgroup = makeCgroup('memory', `faults-${label}`);
   if (limitMiB) cgroup.limitMemory(limitMiB * 2 ** 20);
-  return { ...cgroup, oomKills: () => Number(/^oom_kill (\d+)$/m.exec(cgroup.read('memory.oom_control'))?.[1]) };
+  const counts = cgroup.dir.startsWith('/sys/fs/cgroup/memory/') ? 'memory.oom_control' : 'memory.events';  // v1 : v2
+  return { ...cgroup, oomKills: () => Number(/^oom_kill (\d+)$/m.exec(cgroup.read(counts))?.[1]) };
 }
 
 /** Starts argv as PID 1 inside `cgroup` without CAP_SYS_RESOURCE; stderr to `stderr` (default ignored). */

@@ -164,6 +164,22 @@ test('-g delivers to the child\'s process group: a grandchild in it gets the sig
   expect(result.exitCode).toBe(3);
 });
 
+// The daemons' TERM goes out with the stop, while the main child (2 s) and the daemon (1 s) are
+// both still in the clean-up the group's TERM started: a second TERM would run the daemon's again.
+test('-g: a daemon re-parented to sexton, still in the child\'s group, gets the stop\'s TERM once', async () => {
+  const trap = fixture('signals-trap.sh');
+  const run = await startPid1(['-g', '--', 'sh', '-c',
+    '(LABEL=daemon TERM_CLEANUP=1 sh "$0" 15 &); LABEL=child TERM_CLEANUP=2 exec sh "$0" 15', trap]);
+  await run.waitFor('daemon ready');
+  await run.waitFor(/^child ready$/m);
+  await until(() => childrenOf(run.pid1).length === 2, 10_000, 'the daemon to be re-parented to sexton');
+  await sendAndAwait(run.pid1, run.stdout, SIGTERM, SIGTERM, { label: 'child' });
+  const result = await run.done();
+  expect(deliveries(result.stdout, 'daemon')).toEqual([15]);
+  expect(deliveries(result.stdout, 'child')).toEqual([15]);
+  expect(result.exitCode).toBe(3);
+});
+
 test('without -g only the child gets the signal, not a grandchild in its group', async () => {
   const run = await startPid1(['--', 'sh', fixture('signals-group.sh'), '10', '15']);
   await run.waitFor(/^child ready$/m);  // not 'grandchild ready', which contains it
