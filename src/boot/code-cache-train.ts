@@ -40,12 +40,12 @@ Exit status: 0 saved, or this node cannot use a cache (Node before 20.15: the li
 
 /** In the training run: saves the cache when the init leaves (it always leaves by the addon's exit). */
 function trainOnExit(out: string): void {
-  // The addon is loaded by process.dlopen (src/platform/load-native.ts): its exports are wrapped there.
-  const dlopen = process.dlopen;
-  process.dlopen = function (module: { exports: { exit?: (code: number) => void } }, ...rest: unknown[]) {
-    (dlopen as (...args: unknown[]) => void).call(process, module, ...rest);
-    const loaded = module.exports;
-    if (typeof loaded.exit !== 'function') return;
+  const Module = require('node:module') as { _load(request: string, ...rest: unknown[]): unknown };
+  const load = Module._load;
+  Module._load = function (request: string, ...rest: unknown[]) {
+    const loaded = load.call(this, request, ...rest) as { exit?: (code: number) => void; __trains?: boolean };
+    // build/Release/sexton.node, or a prebuild: prebuilds/linux-x64/sexton.glibc.node
+    if (!request.endsWith('.node') || loaded.__trains || typeof loaded.exit !== 'function') return loaded;
     const exit = loaded.exit;
     loaded.exit = (code: number) => {
       const script = (globalThis as Record<symbol, Script | undefined>)[INIT_SCRIPT];
@@ -62,7 +62,9 @@ function trainOnExit(out: string): void {
       }
       exit(code);
     };
-  } as typeof process.dlopen;
+    loaded.__trains = true;
+    return loaded;
+  };
 }
 
 const errorCode = (error: unknown) => (error as NodeJS.ErrnoException).code ?? String(error);

@@ -94,11 +94,7 @@ export function loadNative(): Native {
   const errors: string[] = [];
   for (const candidate of addonCandidates(errors)) {
     try {
-      // dlopen itself, not require(): the module loader's resolution of a path already absolute
-      // (realpath, package.json lookups) was most of the addon's ~1 ms at start.
-      const holder = { exports: {} as Record<string, unknown> };
-      process.dlopen(holder, candidate);
-      const addon = holder.exports;
+      const addon = require(candidate) as Record<string, unknown>;
       // An addon from another build of sexton would fail later, at the first call it lacks.
       const missing = NATIVE_FUNCTIONS.filter((name) => typeof addon[name] !== 'function');
       if (missing.length > 0) throw new Error(
