@@ -314,7 +314,7 @@ Napi::Value Stats(const Napi::CallbackInfo& info) {
   for (const CommandCount& entry : reaped_commands()) by_command.Set(entry.command, static_cast<double>(entry.count));
   out.Set("orphansByCommand", by_command);
   out.Set("orphansUnnamed", static_cast<double>(unnamed_orphans()));
-  out.Set("groupTermAtMicros", static_cast<double>(group_term_at_us()));
+  out.Set("groupGotTerm", Napi::Boolean::New(env, group_got_term()));
   return out;
 }
 

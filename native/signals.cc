@@ -26,7 +26,7 @@ std::atomic<bool> to_group{false};
 std::atomic<uint64_t> pending{0};  // bit n-1: signal n arrived before there was a child
 std::atomic<bool> stop_self_after[kMaxSignal];
 std::atomic<bool> stop_owed{false};  // a stop-self signal came before the child was registered
-std::atomic<uint64_t> group_term_at{0};  // group_term_at_us()
+std::atomic<bool> group_termed{false};  // group_got_term()
 struct sigaction previous[kMaxSignal];  // what was installed before us (V8's SIGSEGV handler)
 pid_t own_pid = 0;
 bool installed = false;
@@ -63,18 +63,11 @@ int deliver(int sig) {
   if (pid <= 0) return ESRCH;
   int rc;
   if (to_group.load()) {
-    // Stored before the kill, so that JS never sees this handler's TERM as not yet sent while a
-    // member may already have it (a member skipped meanwhile gets it from the kill just below);
-    // read before the kill too: a process started after this moment may have missed it.
-    uint64_t at = 0;
-    struct timespec now = {};
-    if (sig == SIGTERM && clock_gettime(CLOCK_BOOTTIME, &now) == 0) {
-      uint64_t none = 0;
-      at = static_cast<uint64_t>(now.tv_sec) * 1000000 + static_cast<uint64_t>(now.tv_nsec) / 1000;
-      if (!group_term_at.compare_exchange_strong(none, at)) at = 0;  // an earlier TERM is the one that counts
-    }
+    // Set before the kill, so that JS never finds the group's TERM unsent while a member may
+    // already have it; taken back if this first one failed (then no member had it).
+    bool first = sig == SIGTERM && !group_termed.exchange(true);
     rc = kill(-pid, sig);
-    if (rc != 0 && at != 0) group_term_at.compare_exchange_strong(at, 0);  // nobody got this one
+    if (rc != 0 && first) group_termed.store(false);
   } else {
     int pidfd = child.pidfd();
     rc = pidfd >= 0 ? static_cast<int>(syscall(SYS_pidfd_send_signal, pidfd, sig, nullptr, 0))
@@ -211,7 +204,7 @@ int forward_pending_signals(int watched) {
 
 int signal_main_child(int signal) { return forward(signal); }
 
-uint64_t group_term_at_us() { return group_term_at.load(); }
+bool group_got_term() { return group_termed.load(); }
 
 uint64_t signals_received(int signal) {
   sigset_t held;

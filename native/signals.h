@@ -32,11 +32,9 @@ int forward_pending_signals(int watched = 0);
 // Forwards a signal to the main child (or its group) as the handler would, counting it.
 int signal_main_child(int signal);
 
-// CLOCK_BOOTTIME (microseconds) taken just before the first SIGTERM delivered to the main
-// child's process group, 0 before one: every member started earlier got that TERM (/proc's
-// start times count from boot too), and the leftovers' TERM must not be a second one. Set just
-// before that kill, so a member it reaches was never seen as missing it; unset if it failed.
-uint64_t group_term_at_us();
+// Whether a SIGTERM has gone to the main child's process group (--pgroup): every member had it,
+// and the daemons' and leftovers' TERM must not be a second one (src/init/process-tree.ts).
+bool group_got_term();
 
 // How many times `signal` has arrived: the handler's counter, and one pending for sexton that
 // no handler has run for yet.

@@ -6,7 +6,7 @@ import type { Host } from '../platform/host';
 import type { Timers } from './loop';
 import { internalErrorText } from './internal-error';
 import { agesSeconds, commandOf, describeState, descendantsOf, listProcesses, ProcessInfo, readProcess, ScanBudget,
-  scanProcesses, TICKS_PER_SECOND, ZombieGroup, zombiesByParent } from '../platform/procfs';
+  scanProcesses, ZombieGroup, zombiesByParent } from '../platform/procfs';
 import { describeStuck, describeUnkillable } from '../platform/unkillable';
 import type { Unkillable } from '../report/snapshot';
 import type { StatsSnapshot } from '../report/stats';
@@ -63,13 +63,14 @@ export class ZombieAges {
 const { SIGTERM, SIGKILL } = constants.signals;
 
 /**
- * Whether p already got the TERM forwarded to the main child's process group (--pgroup): it is
- * in that group and started in a clock tick before the one the TERM went out in. One started in
- * that tick or later may have missed it, and gets its own.
+ * Whether p is owed no TERM of sexton's because the one forwarded to the main child's process
+ * group (--pgroup) covers it: every member had it, and what the app started in the group since is
+ * its own shutdown (a trap's clean-up), which a TERM would cut short. If still there, it gets
+ * SIGKILL at the grace period. (Start times cannot tell "before the kill" from "just after": they
+ * count 10 ms ticks, and a daemon that started in the TERM's tick got two under load.)
  */
-export function gotGroupTerm(p: ProcessInfo, mainPid: number, groupTermAtMicros: number): boolean {
-  if (groupTermAtMicros === 0 || p.pgid !== mainPid) return false;
-  return p.startTime < Math.floor((groupTermAtMicros * TICKS_PER_SECOND) / 1e6);
+export function gotGroupTerm(p: ProcessInfo, mainPid: number, groupGotTerm: boolean): boolean {
+  return groupGotTerm && p.pgid === mainPid;
 }
 
 export class ProcessTree {
@@ -219,10 +220,10 @@ export class ProcessTree {
    * shell still in its TERM trap runs the trap again). Returns those it was sent to.
    */
   terminate(processes: ProcessInfo[], mainPid: number): ProcessInfo[] {
-    const groupTermAt = this.host.native.stats().groupTermAtMicros;
+    const groupGotTerm = this.host.native.stats().groupGotTerm;
     const sent = processes.filter((p) => {
       const key = `${p.pid}:${p.startTime}`;
-      if (this.terminated.has(key) || gotGroupTerm(p, mainPid, groupTermAt)) return false;
+      if (this.terminated.has(key) || gotGroupTerm(p, mainPid, groupGotTerm)) return false;
       this.terminated.add(key);
       return true;
     });

@@ -80,11 +80,8 @@ export interface NativeCounters {
   orphansByCommand: Record<string, number>;
   /** Orphans reaped without a name: a storm outran naming, or /proc is not this namespace's. */
   orphansUnnamed: number;
-  /**
-   * CLOCK_BOOTTIME in microseconds just before the first SIGTERM that reached the main child's
-   * process group (--pgroup), 0 before one: what ProcessTree.terminate needs to send no second TERM.
-   */
-  groupTermAtMicros: number;
+  /** Whether a SIGTERM went to the main child's process group (--pgroup): ProcessTree.terminate sends its members no second. */
+  groupGotTerm: boolean;
 }
 
 /** Signal actions understood by setSignalAction; positive numbers forward as that signal. */

@@ -78,7 +78,7 @@ class FakeWorld {
   readonly processes = new Map<number, FakeProcess>();
   readonly counters: NativeCounters = {
     reaped: 0, orphansReaped: 0, received: new Array(65).fill(0), forwarded: new Array(65).fill(0),
-    dropped: new Array(65).fill(0), orphansByCommand: {}, orphansUnnamed: 0, groupTermAtMicros: 0,
+    dropped: new Array(65).fill(0), orphansByCommand: {}, orphansUnnamed: 0, groupGotTerm: false,
   };
   readonly signalled: { pid: number | 'all' | 'main'; signal: number }[] = [];
   deadline?: unknown[];
