@@ -11,13 +11,13 @@ import type { InitPlan, StartRequest } from '../personalities/run';
 import { internalErrorText } from '../init/internal-error';
 import { stopSignalWarning } from '../init/signal-policy';
 import { signalName } from '../platform/signals';
-import { readFileSync } from 'node:fs';
 import type { Host } from '../platform/host';
 import { systemClock } from '../platform/host';
 import { DEFAULT, writeOrDrop } from '../platform/log';
 import { AddonLoadError } from '../platform/load-native';
 import { Native, StartError } from '../platform/native';
 import { procShowsOwnNamespace } from '../platform/procfs';
+import { readText } from '../platform/read-text';
 
 /** What the first handlers found (boot/first-handlers.ts): the addon, or why it failed. */
 export interface Early {
@@ -42,18 +42,10 @@ export function decideHost(native: Native, procRoot = '/proc', cgroupRoot = '/sy
     procTrusted: procShowsOwnNamespace(procRoot, process.pid),
     procRoot,
     cgroupRoot,
-    pid1Name: isInit ? undefined : readOrUndefined(`${procRoot}/1/comm`),
+    pid1Name: isInit ? undefined : readText(`${procRoot}/1/comm`),
     native,
     clock: systemClock,
   };
-}
-
-function readOrUndefined(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'latin1');
-  } catch {
-    return undefined;
-  }
 }
 
 function startInit(native: Native, plan: InitPlan): void {

@@ -4,7 +4,7 @@
 // privilege: it releases the file pages it is not using, and it starts its child (and so the
 // whole app) with an oom_score_adj just high enough that any app process outranks sexton.
 // docs/operations.md shows the arithmetic and how it combines with Kubernetes' QoS values.
-import type { Logger } from '../platform/log';
+import { type Logger, VERBOSE } from '../platform/log';
 import type { Host } from '../platform/host';
 import { cgroupChargeBytes, findMemoryCgroup, MemoryCgroup, oomKillCount, ownMemory } from '../platform/memory-cgroup';
 import type { Timers } from './loop';
@@ -92,7 +92,8 @@ export class MemoryGuard {
     const { oomScoreAdj: own, residentBytes: resident, totalBytes } = ownMemory(this.host.procRoot);
     const limit = Math.min(this.cgroup?.limitBytes ?? Infinity, totalBytes);
     const adj = childOomScoreAdj(this.policy, own, resident + GROWTH_BEFORE_RELEASE_BYTES, limit);
-    if (adj !== undefined) {
+    // The line costs a cgroup read and its formatting at every start: made only where it is shown (-v).
+    if (adj !== undefined && this.log.verbosity >= VERBOSE) {
       const charged = this.cgroup && cgroupChargeBytes(this.cgroup);
       const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
       const charge = charged === undefined ? '' : `, the cgroup charged ${mib(charged)} MiB`;

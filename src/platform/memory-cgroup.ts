@@ -1,21 +1,13 @@
 // sexton's memory cgroup (v1 or v2: its limit and its count of OOM kills) and what /proc says of
 // sexton's own memory: the readers init/memory.ts decides the OOM policy from.
-import { readFileSync } from 'node:fs';
 import { cgroupCandidates } from './pids-cgroup';
+import { readText as read } from './read-text';
 
 export interface MemoryCgroup {
   dir: string;
   v2: boolean;
   /** undefined when unlimited. */
   limitBytes?: number;
-}
-
-function read(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'latin1');
-  } catch {
-    return undefined;
-  }
 }
 
 /**

@@ -1,6 +1,7 @@
 // sexton's network namespace as the kernel counts it: the TCP counters of /proc/net/snmp, its
 // sockets (through the addon's inet_diag dump), and whether it is the host's.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { readText } from './read-text';
 
 export interface TcpCounters {
   /** Connections accepted (handshakes completed on a listener), IPv4 and IPv6 alike. */
@@ -28,11 +29,8 @@ export function parseTcpCounters(text: string): TcpCounters | undefined {
 }
 
 export function readTcpCounters(procRoot = '/proc'): TcpCounters | undefined {
-  try {
-    return parseTcpCounters(readFileSync(`${procRoot}/net/snmp`, 'latin1'));
-  } catch {
-    return undefined;
-  }
+  const text = readText(`${procRoot}/net/snmp`);
+  return text === undefined ? undefined : parseTcpCounters(text);
 }
 
 /** The initial network namespace's fixed inode number (PROC_NET_INIT_INO, Linux 6.x). */

@@ -1,7 +1,7 @@
 // The container's pids budget: pids.current and pids.max of the pids cgroup sexton is in, v1 or
 // v2. Every task counts (threads and zombies too): the app, its probes and exec sessions, and
 // sexton's own threads share it, and a fork past it fails with EAGAIN.
-import { readFileSync } from 'node:fs';
+import { readText } from './read-text';
 
 export interface PidsBudget {
   /** Tasks in the cgroup now. */
@@ -12,11 +12,7 @@ export interface PidsBudget {
 }
 
 function read(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'latin1').trim();
-  } catch {
-    return undefined;
-  }
+  return readText(path)?.trim();
 }
 
 /**

@@ -1,5 +1,6 @@
 // Processes as /proc shows them: who is left, in what state, under which parent.
 import { closeSync, opendirSync, openSync, readdirSync, readFileSync, readlinkSync, readSync } from 'node:fs';
+import { readText } from './read-text';
 
 /**
  * Whether /proc shows sexton's own PID namespace. A namespace made without its own /proc mount
@@ -244,7 +245,7 @@ export function zombiesByParent(processes: ProcessInfo[], reaper: number, procRo
  */
 export function descriptorRoom(): number {
   try {
-    const limit = /^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'latin1'))?.[1];
+    const limit = /^Max open files\s+(\d+)/m.exec(readText('/proc/self/limits') ?? '')?.[1];
     if (limit === undefined) return Infinity;
     // The directory's own descriptor, opened to list it, is not one of them.
     return Number(limit) - (readdirSync('/proc/self/fd').length - 1);

@@ -8,7 +8,8 @@
 // the suspect mount (that would hang the reader too), and the command line of a process in
 // state D is not read: it lives in the process's memory, and reading it waits for its memory
 // map lock, which a process stuck in a page fault on NFS holds.
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { readdirSync, readlinkSync } from 'node:fs';
+import { readText as read } from './read-text';
 import { commandOf, describeState, ProcessInfo } from './procfs';
 import { syscallName } from './syscall-names';
 
@@ -40,14 +41,6 @@ const REMOTE_FS = /^(nfs4?|cifs|smb3|smbfs|ceph|glusterfs|9p|afs|lustre|virtiofs
 export const MAX_FDS_LOOKED_AT = 256;
 
 const SIGKILL_BIT = 1n << 8n;
-
-function read(file: string): string | undefined {
-  try {
-    return readFileSync(file, 'latin1');
-  } catch {
-    return undefined;
-  }
-}
 
 function link(file: string): string | undefined {
   try {

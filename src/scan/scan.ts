@@ -1,7 +1,7 @@
 // One scan of a node: every zombie in /proc, grouped by the live parent that holds it, and each
 // group attributed to its container and pod.
-import { readFileSync } from 'node:fs';
 import { listProcesses, ProcessInfo, zombiesByParent } from '../platform/procfs';
+import { readText } from '../platform/read-text';
 import { attributeCgroup, Runtime } from './cgroup';
 import { KubeletNames, namesFor, readKubeletNames } from './kubelet';
 
@@ -46,13 +46,6 @@ export interface ScanOptions {
   minAgeSeconds: number;
 }
 
-export function readText(file: string): string | undefined {
-  try {
-    return readFileSync(file, 'latin1');
-  } catch {
-    return undefined;
-  }
-}
 
 /** PID 1 of its own PID namespace: the last NSpid of /proc/PID/status is 1. */
 function isNamespaceInit(pid: number, procRoot: string): boolean {

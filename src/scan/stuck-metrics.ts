@@ -4,7 +4,8 @@
 // a command line, a pid or a path.
 import { family } from '../report/exporters/prometheus';
 import type { ProcessInfo } from '../platform/procfs';
-import { readText, type Placement } from './scan';
+import type { Placement } from './scan';
+import { readText } from '../platform/read-text';
 import { MAX_STUCK_REPORTED } from './stuck';
 import { MAX_LABEL, MAX_SERIES } from './metrics-limits';
 
