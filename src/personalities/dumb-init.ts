@@ -7,7 +7,7 @@ import type { OptionSpec } from '../config/option-table';
 import { optionsUsage } from '../config/option-table';
 import { scan, UsageError } from '../config/options';
 import { quote } from '../config/quote';
-import { EXTRAS_NOTE, extrasOptions, PersonalityRequest } from './common';
+import { extrasNote, extrasOptions, PersonalityRequest } from './common';
 
 const { SIGTSTP, SIGTTIN, SIGTTOU, SIGSTOP, SIGKILL, SIGCHLD } = constants.signals;
 
@@ -27,7 +27,7 @@ export const DUMB_INIT_TABLE: readonly OptionSpec[] = [
   { long: 'version', short: 'V', help: ['a dumb-init-style version line'] },
 ];
 
-export const DUMB_INIT_USAGE = `Usage: dumb-init [options] [--] command [args...]
+export const dumbInitUsage = (): string => `Usage: dumb-init [options] [--] command [args...]
 
 This is sexton answering to the name dumb-init: it runs command as its child in a session
 of its own, forwards signals to the child's process group, reaps zombies, and exits with the
@@ -36,7 +36,7 @@ child's status as soon as the child exits.
 Options:
 ${optionsUsage(DUMB_INIT_TABLE)}
 
-${EXTRAS_NOTE}`;
+${extrasNote()}`;
 
 /** The short usage line for a bad -r, in sexton's words. */
 export const REWRITE_USAGE = `-r takes s:r, two signal numbers: s from 1 to ${MAX_SIGNAL}, r from 0 ` +

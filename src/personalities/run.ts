@@ -10,9 +10,9 @@ import type { Native } from '../platform/native';
 import { DEBUG, Logger } from '../platform/log';
 import { exitsWithMainChild, getoptLine, shownWord, unreadVariables } from './common';
 import { isPersonality, PersonalityName } from './detect';
-import { DUMB_INIT_USAGE, JOB_STOP_SIGNALS, parseDumbInit } from './dumb-init';
+import { dumbInitUsage, JOB_STOP_SIGNALS, parseDumbInit } from './dumb-init';
 import { LICENSE } from './license';
-import { parseTini, TINI_USAGE, tiniPrefix, tiniSink } from './tini';
+import { parseTini, tiniPrefix, tiniSink, tiniUsage } from './tini';
 
 /**
  * What sexton, tini and dumb-init each hand the one start path (boot/start-init.ts): the options,
@@ -34,7 +34,7 @@ export type StartRequest = { kind: 'print'; fd: 1 | 2; text: string } | { kind: 
 
 function tiniRequest(argv: string[], env: NodeJS.ProcessEnv): StartRequest {
   const request = parseTini(argv, env);
-  if (request.kind === 'help') return { kind: 'print', fd: 1, text: `${TINI_USAGE}\n` };
+  if (request.kind === 'help') return { kind: 'print', fd: 1, text: `${tiniUsage()}\n` };
   // One line with "tini version", as catatonit prints it: `docker info` parses it.
   if (request.kind === 'version') return { kind: 'print', fd: 1, text: `tini version ${VERSION}_sexton\n` };
   if (request.kind === 'license') return { kind: 'print', fd: 1, text: LICENSE };
@@ -69,7 +69,7 @@ function tiniRequest(argv: string[], env: NodeJS.ProcessEnv): StartRequest {
 
 function dumbInitRequest(argv: string[], env: NodeJS.ProcessEnv): StartRequest {
   const request = parseDumbInit(argv, env);
-  if (request.kind === 'help') return { kind: 'print', fd: 2, text: `${DUMB_INIT_USAGE}\n` };
+  if (request.kind === 'help') return { kind: 'print', fd: 2, text: `${dumbInitUsage()}\n` };
   if (request.kind === 'license') return { kind: 'print', fd: 2, text: '' };  // dumb-init has no -l
   if (request.kind === 'version') return { kind: 'print', fd: 2, text: `dumb-init v${VERSION}_sexton\n` };
   const { options, extra } = request;
@@ -116,8 +116,8 @@ function dumbInitRequest(argv: string[], env: NodeJS.ProcessEnv): StartRequest {
 
 /** What a peer says about bad input: tini adds its usage, dumb-init a line or two. */
 function usageErrorText(name: PersonalityName, error: UsageError): string {
-  if (name === 'tini') return `${getoptLine(name, error)}\n${TINI_USAGE}\n`;
-  if (/^no command given/.test(error.message)) return `${DUMB_INIT_USAGE.split('\n')[0]}\nSee dumb-init --help for ` +
+  if (name === 'tini') return `${getoptLine(name, error)}\n${tiniUsage()}\n`;
+  if (/^no command given/.test(error.message)) return `${dumbInitUsage().split('\n')[0]}\nSee dumb-init --help for ` +
     `the options.\n`;
   return `${getoptLine(name, error)}\n`;
 }

@@ -4,7 +4,7 @@ import type { OptionSpec } from '../config/option-table';
 import { optionsUsage } from '../config/option-table';
 import { Given, scan, UsageError } from '../config/options';
 import { quote } from '../config/quote';
-import { EXTRAS_NOTE, extrasOptions, PersonalityRequest } from './common';
+import { extrasNote, extrasOptions, PersonalityRequest } from './common';
 
 export const TINI_TABLE: readonly OptionSpec[] = [
   { long: 'subreaper', short: 's', shortOnly: true, env: 'TINI_SUBREAPER', envValue: '<any>',
@@ -22,7 +22,7 @@ export const TINI_TABLE: readonly OptionSpec[] = [
   { long: 'version', help: ['a tini-style version line'] },
 ];
 
-export const TINI_USAGE = `Usage: tini [options] [--] command [args...]
+export const tiniUsage = (): string => `Usage: tini [options] [--] command [args...]
 
 This is sexton answering to the name tini: it runs command as its child, reaps zombies,
 forwards signals, and exits with the child's status as soon as the child exits.
@@ -30,7 +30,7 @@ forwards signals, and exits with the child's status as soon as the child exits.
 Options:
 ${optionsUsage(TINI_TABLE)}
 
-${EXTRAS_NOTE}`;
+${extrasNote()}`;
 
 export interface TiniExtra {
   /** tini's own level: 0 fatal only, 1 warnings, 2 info, 3 debug, 4 trace. */
