@@ -12,6 +12,7 @@ import {
 } from '../support/faults';
 import { requireBuilt, requireTini, startPid1, SEXTON, sextonArgv } from '../support/pid1';
 import { procStat } from '../support/processes';
+import { removeCgroups } from '../support/test-cgroup';
 
 const WORKERS = 6;
 const WORKER_MIB = 6;
@@ -32,7 +33,7 @@ beforeAll(() => {
 });
 
 afterEach(async () => {
-  for (const cgroup of cgroups.splice(0)) await cgroup.remove();
+  await removeCgroups(cgroups.splice(0));
   for (const s of scratch.splice(0)) s.remove();
 });
 

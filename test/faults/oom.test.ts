@@ -10,6 +10,7 @@ import {
 import { Pid1Run, requireBuilt, startPid1, until } from '../support/pid1';
 import { childrenOf } from '../../src/harness/namespace';
 import { procStat } from '../support/processes';
+import { removeCgroups } from '../support/test-cgroup';
 
 const WORKER_MIB = 12;
 const LIMITS_MIB = [64, 96, 256];
@@ -25,7 +26,7 @@ beforeAll(() => {
 });
 
 afterEach(async () => {
-  for (const cgroup of cgroups.splice(0)) await cgroup.remove();
+  await removeCgroups(cgroups.splice(0));
   for (const s of scratch.splice(0)) s.remove();
 });
 

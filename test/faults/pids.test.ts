@@ -11,6 +11,7 @@ import { freshDir, removeDirs, statusJson } from '../support/observability';
 import { freePort, listening } from '../support/http';
 import { fixture, requireBuilt, startPid1, SEXTON, until } from '../support/pid1';
 import { track } from '../support/processes';
+import { removeCgroups } from '../support/test-cgroup';
 
 const NODE = process.execPath;
 const FILL = fixture('pids-fill.cjs');
@@ -25,7 +26,7 @@ function cgroup(name: string, limit: number): PidsCgroup {
 
 beforeAll(requireBuilt);
 afterEach(async () => {
-  for (const cg of cgroups.splice(0)) await cg.remove();
+  await removeCgroups(cgroups.splice(0));
   removeDirs();
 });
 
@@ -48,7 +49,7 @@ async function holdAllBut(cg: PidsCgroup, room: number): Promise<number[]> {
   holder.stdout?.on('data', (d) => (out += d));
   await until(() => out.includes('held'), 10_000, 'the holder to take its share');
   expect(cg.current()).toBe(held);
-  return cg.procs();  // remembered, so that remove() ends them
+  return cg.procs();
 }
 
 /** What a dying Node or a failed thread leaves on stderr; none of it may come from sexton. */

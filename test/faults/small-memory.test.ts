@@ -10,6 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { compileFixtures, CompiledFixtures, hasSysResource, liveHogs, MemoryCgroup, requireMemoryCgroupV1, settle } from '../support/faults';
 import { requireBuilt, requireTini, startPid1, sextonArgv } from '../support/pid1';
 import { procStat } from '../support/processes';
+import { removeCgroups } from '../support/test-cgroup';
 
 const WORKERS = 6;
 const WORKER_MIB = 6;
@@ -27,7 +28,7 @@ beforeAll(() => {
 });
 
 afterEach(async () => {
-  for (const cgroup of cgroups.splice(0)) await cgroup.remove();
+  await removeCgroups(cgroups.splice(0));
 });
 
 afterAll(() => fixtures?.remove());

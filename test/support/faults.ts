@@ -2,11 +2,12 @@
 // in the cgroup v2 guest of test/cgroup2) made and removed per test, and a way in (join the cgroup, drop CAP_SYS_RESOURCE as a container does, then
 // unshare).
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fixture, type Pid1Run } from './pid1';
 import { hostDescendants, procStat } from './processes';
+import { TestCgroup } from './test-cgroup';
 
 export const MEMORY_V1 = '/sys/fs/cgroup/memory';
 /** The v2 root where the memory controller is given to its children (the cgroup v2 guest). */
@@ -59,15 +60,13 @@ export function requireMemoryCgroupV1(): void {
   }
 }
 
-let made = 0;
-
-export class MemoryCgroup {
-  readonly dir: string;
-  readonly v2 = memoryIsV2();
+export class MemoryCgroup extends TestCgroup {
+  readonly v2: boolean;
 
   constructor(label: string, limitMiB: number) {
-    this.dir = path.join(this.v2 ? MEMORY_V2 : MEMORY_V1, `sexton-faults-a-${label}-${process.pid}-${++made}`);
-    mkdirSync(this.dir);
+    const v2 = memoryIsV2();
+    super(v2 ? MEMORY_V2 : MEMORY_V1, `sexton-faults-a-${label}`);
+    this.v2 = v2;
     const bytes = String(limitMiB * 2 ** 20);
     // No swap on these machines; should there be, the limit must bound it too.
     if (this.v2) {
@@ -77,14 +76,6 @@ export class MemoryCgroup {
     }
     this.write('memory.limit_in_bytes', bytes);
     if (existsSync(path.join(this.dir, 'memory.memsw.limit_in_bytes'))) this.write('memory.memsw.limit_in_bytes', bytes);
-  }
-
-  private write(file: string, value: string): void {
-    writeFileSync(path.join(this.dir, file), value);
-  }
-
-  read(file: string): string {
-    return readFileSync(path.join(this.dir, file), 'utf8');
   }
 
   /** Processes the kernel's OOM killer ended in this cgroup (memory.oom_control; v2: memory.events). */
@@ -98,7 +89,7 @@ export class MemoryCgroup {
   }
 
   tasks(): number[] {
-    return this.read('cgroup.procs').split('\n').filter(Boolean).map(Number);
+    return this.procs();
   }
 
   /**
@@ -107,37 +98,6 @@ export class MemoryCgroup {
    */
   launcher(): string[] {
     return ['/bin/sh', '-c', `echo $$ > ${this.dir}/cgroup.procs && exec setpriv --bounding-set -sys_resource -- "$@"`, 'sh'];
-  }
-
-  /** SIGKILLs every member (v2: cgroup.kill; v1 has none, so each member by its pid). */
-  private killMembers(): void {
-    if (this.v2) return this.write('cgroup.kill', '1');
-    for (const pid of this.tasks()) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
-  }
-
-  /** Removes the cgroup; its last members may take a moment to leave it after they die. */
-  async remove(): Promise<void> {
-    // A test that failed half-way may leave members; every one of them is this test's. They are
-    // ended here, not left to the cleanup file: a hook that throws skips the hooks after it.
-    if (existsSync(this.dir)) this.killMembers();
-    const deadline = Date.now() + 5000;
-    for (;;) {
-      try {
-        rmdirSync(this.dir);
-        return;
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === 'ENOENT') return;
-        if (Date.now() > deadline) throw new Error(`cannot remove ${this.dir}: ${code}; members: ${this.tasks().join(' ')}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    }
   }
 }
 

@@ -1,15 +1,14 @@
 // An unkillable process on demand: a cgroup v1 freezer cgroup per test. A member frozen and
 // then SIGKILLed stays in state D with SIGKILL pending until the cgroup is thawed, and its PID
 // namespace cannot be torn down meanwhile (a pod stuck in Terminating). Every cgroup is named
-// after the branch and the test process, thawed and removed in cleanup; members are signalled
-// by pid, only while their start time is the one seen when they joined.
-import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+// after the branch and the test process, thawed and removed in cleanup (test-cgroup.ts).
+import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import { hostDescendants, procStat, readIfThere } from './processes';
+import { hostDescendants, readIfThere } from './processes';
 import { until } from './pid1';
+import { removeCgroups, TestCgroup } from './test-cgroup';
 
 const ROOT = '/sys/fs/cgroup/freezer';
-let made = 0;
 const live = new Set<Freezer>();
 
 /** Fails (never skips) where there is no cgroup v1 freezer to make a stuck process with. */
@@ -17,13 +16,9 @@ export function requireFreezer(): void {
   if (!existsSync(path.join(ROOT, 'cgroup.procs'))) throw new Error(`${ROOT} is missing: these tests need the cgroup v1 freezer`);
 }
 
-export class Freezer {
-  readonly dir: string;
-  private readonly seen = new Map<number, number>();
-
+export class Freezer extends TestCgroup {
   constructor(name: string) {
-    this.dir = path.join(ROOT, `sexton-stuck-${name}-${process.pid}-${++made}`);
-    mkdirSync(this.dir);
+    super(ROOT, `sexton-stuck-${name}`);
     live.add(this);
   }
 
@@ -39,69 +34,34 @@ export class Freezer {
 
   /** Moves a running process (say, one inside a container) into this cgroup. */
   add(pid: number): void {
-    writeFileSync(path.join(this.dir, 'cgroup.procs'), String(pid));
-    this.procs();
-  }
-
-  procs(): number[] {
-    let pids: number[] = [];
-    try {
-      pids = readFileSync(path.join(this.dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean).map(Number);
-    } catch {
-      return [];
-    }
-    for (const pid of pids) {
-      const start = procStat(pid)?.startTime;
-      if (start !== undefined && !this.seen.has(pid)) this.seen.set(pid, start);
-    }
-    return pids;
+    this.write('cgroup.procs', String(pid));
   }
 
   state(): string {
-    return readFileSync(path.join(this.dir, 'freezer.state'), 'utf8').trim();
+    return this.read('freezer.state').trim();
   }
 
   async freeze(): Promise<void> {
-    this.procs();
-    writeFileSync(path.join(this.dir, 'freezer.state'), 'FROZEN');
+    this.write('freezer.state', 'FROZEN');
     await until(() => this.state() === 'FROZEN', 10_000, `${this.dir} to freeze`);
   }
 
   thaw(): void {
     try {
-      writeFileSync(path.join(this.dir, 'freezer.state'), 'THAWED');
+      this.write('freezer.state', 'THAWED');
     } catch {
       // removed already
     }
   }
 
-  /** SIGKILL to every member (each is ours: it joined our cgroup). */
-  killMembers(): void {
-    for (const pid of this.procs()) {
-      if (procStat(pid)?.startTime !== this.seen.get(pid)) continue;
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // gone
-      }
-    }
+  /** A frozen member, SIGKILLed, dies only once thawed. */
+  protected override release(): void {
+    this.thaw();
   }
 
-  /** Thaws, SIGKILLs whatever is still a member and removes the cgroup. */
-  async remove(): Promise<void> {
+  override async remove(): Promise<void> {
     live.delete(this);
-    for (let attempt = 0; attempt < 100; attempt++) {
-      this.thaw();
-      this.killMembers();
-      try {
-        rmdirSync(this.dir);
-        return;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-        await new Promise((r) => setTimeout(r, 50));  // members still being torn down
-      }
-    }
-    throw new Error(`cannot remove ${this.dir}: members ${this.procs().join(' ')}`);
+    await super.remove();
   }
 }
 
@@ -120,5 +80,5 @@ export async function freezeSleep65(ancestor: number, label: string): Promise<{ 
 
 /** Removes every freezer cgroup a test made and did not remove (afterEach). */
 export async function removeFreezers(): Promise<void> {
-  for (const f of [...live]) await f.remove();
+  await removeCgroups([...live]);
 }
