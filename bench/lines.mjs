@@ -10,6 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { ROOT } from './lib/setup.mjs';
+import { budgetText } from './report.mjs';
 import { LINES_BEGIN, LINES_END, withLinesSection } from './report-lines.mjs';
 
 const PINS = path.join(ROOT, '.ci', 'node-lines', 'linux-x64');
@@ -40,7 +41,23 @@ function lineTable(result) {
     `| memory cgroup charge, MiB | ${kib(sexton.chargeKiB)} | ${kib(node.chargeKiB)} | ${kib(tini.chargeKiB)} |`,
     `| TERM → exit, ms | ${ms(sexton.termMs)} | ${ms(node.termMs)} | ${ms(tini.termMs)} |`,
     `| idle wake-ups in ${result.idleWindowMs / 1000} s | ${sexton.wakeups} | ${node.wakeups} | ${tini.wakeups} |`,
+    '',
+    '```',
+    budgetText(lineBudget(result.rows)),
+    '```',
   ].join('\n');
+}
+
+/** The main bench's start-up and rest budget lines (bench/report.mjs), for one line. */
+function lineBudget({ sexton, node }) {
+  const over = sexton.startupMs - node.startupMs;
+  return [
+    { pass: over <= 3, what: 'startup ≤ node -e 0 + 3 ms', detail: `${ms(over)} ms over` },
+    { pass: sexton.rssAnonKiB <= 5.5 * 1024, what: 'RssAnon ≤ 5.5 MiB', detail: `${kib(sexton.rssAnonKiB)} MiB (the bare node ${kib(node.rssAnonKiB)})` },
+    { pass: sexton.rssAnonKiB <= node.rssAnonKiB + 512, what: 'RssAnon ≤ the bare node + 0.5 MiB',
+      detail: `${kib(sexton.rssAnonKiB - node.rssAnonKiB)} MiB over` },
+    { pass: sexton.wakeups === 0, what: 'idle wake-ups 0', detail: `${sexton.wakeups}` },
+  ];
 }
 
 function main(args) {

@@ -44,6 +44,8 @@ export function tables(r, names) {
     [
       ...names.map((n) => [n, startupCell(n), mem('vmRss')(n), mem('rssAnon')(n), mem('rssFile')(n), mem('pss')(n), mem('charge')(n)]),
       [`${NODE_FLOOR} (Node's floor)`, withRatio(NODE_FLOOR, startup.floorMs, startup.ms[REFERENCE]), '', '', '', '', ''],
+      [`${NODE_TERM_FLOOR}, holding one child (Node's floor at rest)`, '', mem('vmRss')(NODE_TERM_FLOOR),
+        mem('rssAnon')(NODE_TERM_FLOOR), mem('rssFile')(NODE_TERM_FLOOR), mem('pss')(NODE_TERM_FLOOR), mem('charge')(NODE_TERM_FLOOR)],
       [ADDON_FLOOR, withRatio(ADDON_FLOOR, startup.addonFloorMs, startup.ms[REFERENCE]), '', '', '', '', ''],
       [THROUGH_COMMAND, withRatio(THROUGH_COMMAND, startup.throughCommandMs, startup.ms[REFERENCE]), '', '', '', '', ''],
       [`${RELEASE_STEP}, ${number(startup.releasedMiB, 1)} MiB given back`, number(startup.releaseMs), '', '', '', '', ''],
@@ -159,12 +161,20 @@ export function budget(r) {
   check(idle.wakeups === 0, 'idle wake-ups 0', `${idle.wakeups} in ${r.idle.windowMs / 1000} s${threads ? ` (${threads})` : ''}`);
 
   const { startup } = r;
-  check(startup.ms[s] <= startup.floorMs + 2, `startup ≤ ${NODE_FLOOR} + 2 ms`,
-    `${ms(startup.ms[s])} vs ${ms(startup.floorMs)} + 2 ms (${ms(startup.ms[s] - startup.floorMs)} over Node` +
+  check(startup.ms[s] <= startup.floorMs + 3, `startup ≤ ${NODE_FLOOR} + 3 ms`,
+    `${ms(startup.ms[s])} vs ${ms(startup.floorMs)} + 3 ms (${ms(startup.ms[s] - startup.floorMs)} over Node` +
       `; ${ms(startup.ms[s] - startup.addonFloorMs)} over ${ADDON_FLOOR})`);
-  check(idle.memory.rssAnon <= 6 * MiB, 'RssAnon ≤ 6 MiB', `${number(idle.memory.rssAnon / MiB, 1)} MiB`);
+  // The issue's figures are absolute; a bare node of Node 24 or 26 holds more than 5.5 MiB by
+  // itself (8.0), so what sexton adds to its line's own node is checked beside them.
+  const bare = r.idle.byCandidate[NODE_TERM_FLOOR].memory;
+  const mib = (kib) => number(kib / MiB, 1);
+  check(idle.memory.rssAnon <= 5.5 * MiB, 'RssAnon ≤ 5.5 MiB',
+    `${mib(idle.memory.rssAnon)} MiB (a bare node of this line, holding one child: ${mib(bare.rssAnon)} MiB)`);
+  check(idle.memory.rssAnon <= bare.rssAnon + 0.5 * MiB, 'RssAnon ≤ a bare node of the same line + 0.5 MiB',
+    `${mib(idle.memory.rssAnon)} vs ${mib(bare.rssAnon)} MiB (${mib(idle.memory.rssAnon - bare.rssAnon)} over)`);
   check(idle.memory.charge <= 8 * MiB, 'memory cgroup charge ≤ 8 MiB',
-    `${number(idle.memory.charge / MiB, 1)} MiB (tini ${number(r.idle.byCandidate[t].memory.charge / MiB, 1)} MiB)`);
+    `${mib(idle.memory.charge)} MiB (tini ${mib(r.idle.byCandidate[t].memory.charge)} MiB; a bare node of this line ` +
+      `${mib(bare.charge)} MiB)`);
 
   const stubborn = r.shutdown.stubborn[s];
   const graceMs = r.shutdown.graceS * 1000;

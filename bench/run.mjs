@@ -18,7 +18,7 @@ import { measureFlood } from './measure/flood.mjs';
 import { measureIdle } from './measure/idle.mjs';
 import { measureReportLoad } from './measure/report-load.mjs';
 import { measureScan } from './measure/scan.mjs';
-import { measureShutdown } from './measure/shutdown.mjs';
+import { measureShutdown, nodeFloor } from './measure/shutdown.mjs';
 import { measureSignals } from './measure/signals.mjs';
 import { measureStartup } from './measure/startup.mjs';
 import { measureStorm } from './measure/storm.mjs';
@@ -104,7 +104,8 @@ async function main(args) {
   };
   const results = {
     startup: await step('startup', () => measureStartup(inits, settings.startup)),
-    idle: await step('memory and idle wake-ups', () => measureIdle(inits, settings.idle)),
+    // With a bare node of the same binary that holds one child: Node's own floor at rest.
+    idle: await step('memory and idle wake-ups', () => measureIdle([...inits, nodeFloor], settings.idle)),
     signals: await step('signal latency, idle and under an orphan storm', () => measureSignals(inits, child.binary, settings.signals)),
     flood: await step('CPU under a signal flood', () => measureFlood(inits, settings.flood)),
     storm: await step('orphan storm', () => measureStorm(inits, settings.storm)),
