@@ -46,7 +46,6 @@ export interface ScanOptions {
   minAgeSeconds: number;
 }
 
-
 /** PID 1 of its own PID namespace: the last NSpid of /proc/PID/status is 1. */
 function isNamespaceInit(pid: number, procRoot: string): boolean {
   const line = readText(`${procRoot}/${pid}/status`)?.split('\n').find((l) => l.startsWith('NSpid:'));
