@@ -3,24 +3,17 @@
 // connection with a timer of its own instead (src/report/exporters/prometheus.ts): nothing runs while
 // nobody is connected, and a client that connects and sends nothing is still let go.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import * as net from 'node:net';
 import { beforeAll, expect, it } from 'vitest';
 import { freePort } from '../support/http';
 import { requireBuilt, startPid1, sleep } from '../support/pid1';
-import { switchesByThread } from '../support/processes';
+import { readIfThere, switchesByThread } from '../support/processes';
 
 
 /** Context switches of every thread of pid: an idle process has none. */
 const switches = (pid: number) => [...switchesByThread(pid).values()].reduce((a, b) => a + b, 0);
 
-const threadName = (pid: number, tid: number) => {
-  try {
-    return readFileSync(`/proc/${pid}/task/${tid}/comm`, 'latin1').trim();
-  } catch {
-    return '?';
-  }
-};
+const threadName = (pid: number, tid: number) => readIfThere(`/proc/${pid}/task/${tid}/comm`)?.trim() ?? '?';
 
 /**
  * How long V8's memory reducer waits for its first GC once the start armed it (V8's flag, read from
